@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make            build build/bpf_cubic.bpf.o, its skeleton and ./cubicctl
+#   sudo make load  install what is missing, build, load bpf_cubic
+#   sudo make test  unit tests (host) and integration tests (root, namespaces)
+#   make deps       install missing Debian packages (root)
+#   make vmlinux    regenerate vmlinux.h from /sys/kernel/btf/vmlinux
+#   make clean
+#
+# Generated files go to build/ (git-ignored). Quiet unless V=1.
+
+OUT	:= build
+CLANG	?= clang
+BPFTOOL	?= bpftool
+CC	:= gcc
+ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+CFLAGS	:= -O2 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude -I$(OUT)
+LDLIBS	:= -lbpf -lelf -lz
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -I.
+SAN_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -Iinclude -Isrc \
+	      -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+ifeq ($(V),1)
+Q	:=
+msg	=
+else
+Q	:= @
+msg	= @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+CTL_SRCS := $(wildcard src/*.c)
+CTL_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(CTL_SRCS))
+HDRS	 := $(wildcard include/*.h) $(wildcard src/*.h)
+SKEL	 := $(OUT)/bpf_cubic.skel.h
+DEPS_BUILD := $(OUT)/.deps-build
+DEPS_TEST  := $(OUT)/.deps-test
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(wildcard tests/unit/test_*.c))
+# Pure user-space sources the unit tests link against (no libbpf).
+UNIT_LIBSRC := src/tunables.c src/json.c
+
+.PHONY: all deps deps-test load unload test test-unit test-integration vmlinux clean
+
+all: cubicctl emu
+
+-include tools/emu/emu.mk
+emu: $(EMU_BIN)
+
+$(OUT):
+	$(Q)mkdir -p $@ $@/unit
+
+$(DEPS_BUILD): tools/deps.sh | $(OUT)
+	$(Q)tools/deps.sh build
+	$(Q)touch $@
+
+$(DEPS_TEST): tools/deps.sh | $(OUT)
+	$(Q)tools/deps.sh test
+	$(Q)touch $@
+
+deps: $(DEPS_BUILD) $(DEPS_TEST)
+
+$(OUT)/bpf_cubic.tmp.o: bpf/bpf_cubic.bpf.c $(wildcard include/*.h) vmlinux.h | $(DEPS_BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/bpf_cubic.bpf.o: $(OUT)/bpf_cubic.tmp.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(SKEL): $(OUT)/bpf_cubic.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name bpf_cubic_bpf > $@.tmp && mv $@.tmp $@
+
+$(OUT)/%.o: src/%.c $(HDRS) $(SKEL) | $(DEPS_BUILD)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+cubicctl: $(CTL_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT)/unit/%: tests/unit/%.c $(UNIT_LIBSRC) $(HDRS) tests/unit/unit.h | $(OUT) $(DEPS_BUILD)
+	$(call msg,CC-TEST,$@)
+	$(Q)$(CC) $(SAN_CFLAGS) $< $(UNIT_LIBSRC) -lm -o $@
+
+load: all
+	$(Q)tools/make-load.sh
+
+unload: cubicctl
+	$(Q)./cubicctl unload
+
+test: test-unit test-integration
+
+test-unit: $(UNIT_TESTS)
+	$(Q)tests/run.sh unit $(UNIT_TESTS)
+
+test-integration: all $(DEPS_TEST)
+	$(Q)tests/run.sh integration
+
+vmlinux:
+	$(call msg,GEN,vmlinux.h)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h.tmp && mv vmlinux.h.tmp vmlinux.h
+
+clean:
+	$(Q)rm -rf $(OUT) cubicctl

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_cubic: CUBIC with HyStart as a struct_ops tcp_congestion_ops.
+ *
+ * Thin glue only: read the socket fields the algorithm needs (CO-RE), call the
+ * pure core in include/cubic_core.h, write cwnd/ssthresh back, bump counters.
+ * The core's top comment lists every departure from net/ipv4/tcp_cubic.c.
+ *
+ * Tunables are read from the tunables map on every callback and clamped there
+ * (cubic_tun_*), so cubicctl or root with bpftool can change them live.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "cubic_core.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+extern unsigned long CONFIG_HZ __kconfig;
+
+_Static_assert(sizeof(struct cubic_state) <=
+		       sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),
+	       "struct cubic_state must fit in icsk_ca_priv");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cubic_tunables);
+} tunables SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cubic_counters);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cubic_info);
+} info SEC(".maps");
+
+/* Used only if the tunables lookup failed, which an array of 1 cannot do. */
+static const struct cubic_tunables fallback_tunables = {
+#define CUBIC_X_INIT(name, def, min, max, unit, help) .name = (def),
+	CUBIC_TUNABLES(CUBIC_X_INIT)
+#undef CUBIC_X_INIT
+};
+
+static __always_inline const struct cubic_tunables *get_tunables(void)
+{
+	__u32 zero = 0;
+	const struct cubic_tunables *t = bpf_map_lookup_elem(&tunables, &zero);
+
+	return t ? t : &fallback_tunables;
+}
+
+static __always_inline void count(enum cubic_counter idx, __u64 v)
+{
+	__u32 zero = 0;
+	struct cubic_counters *c = bpf_map_lookup_elem(&counters, &zero);
+
+	if (c && idx < CUBIC_CNT_MAX)
+		c->c[idx] += v;
+}
+
+static __always_inline struct cubic_state *ca_state(struct sock *sk)
+{
+	return (void *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+}
+
+static __always_inline __u32 tcp_jiffies32(void)
+{
+	return (__u32)bpf_jiffies64();
+}
+
+/* include/net/tcp.h tcp_is_cwnd_limited() */
+static __always_inline bool tcp_is_cwnd_limited(const struct tcp_sock *tp)
+{
+	if (BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited))
+		return true;
+	/* In slow start, make sure cwnd can grow to twice what was ACKed. */
+	if (tp->snd_cwnd < tp->snd_ssthresh)
+		return tp->snd_cwnd < 2 * tp->max_packets_out;
+	return false;
+}
+
+SEC("struct_ops/bc_init")
+void BPF_PROG(bc_init, struct sock *sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	bool first = !(s->flags & CUBIC_SF_INIT);
+	__u32 ssthresh;
+
+	ssthresh = cubic_init(s, get_tunables(), tp->tcp_mstamp, tp->snd_nxt);
+	if (ssthresh)
+		tp->snd_ssthresh = ssthresh;
+	if (first)
+		count(CUBIC_CNT_FLOW_INIT, 1);
+}
+
+SEC("struct_ops/bc_release")
+void BPF_PROG(bc_release, struct sock *sk)
+{
+	struct cubic_state *s = ca_state(sk);
+
+	/* release also runs for sockets closed before init ever ran */
+	if (s->flags & CUBIC_SF_INIT) {
+		s->flags &= ~CUBIC_SF_INIT;
+		count(CUBIC_CNT_FLOW_RELEASE, 1);
+	}
+}
+
+SEC("struct_ops/bc_cong_avoid")
+void BPF_PROG(bc_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_win w;
+
+	if (!tcp_is_cwnd_limited(tp))
+		return;
+
+	w.cwnd = tp->snd_cwnd;
+	w.cwnd_cnt = tp->snd_cwnd_cnt;
+	w.ssthresh = tp->snd_ssthresh;
+	w.clamp = tp->snd_cwnd_clamp;
+	cubic_cong_avoid(ca_state(sk), get_tunables(), &w, acked, tcp_jiffies32(), CONFIG_HZ);
+	tp->snd_cwnd = w.cwnd;
+	tp->snd_cwnd_cnt = w.cwnd_cnt;
+}
+
+SEC("struct_ops/bc_recalc_ssthresh")
+__u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+
+	return cubic_recalc_ssthresh(ca_state(sk), get_tunables(), tp->snd_cwnd);
+}
+
+SEC("struct_ops/bc_set_state")
+void BPF_PROG(bc_set_state, struct sock *sk, __u8 new_state)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+
+	if (new_state == TCP_CA_Loss)
+		cubic_on_loss_state(ca_state(sk), (__u32)tp->tcp_mstamp, tp->snd_nxt);
+}
+
+SEC("struct_ops/bc_cwnd_event")
+void BPF_PROG(bc_cwnd_event, struct sock *sk, enum tcp_ca_event event)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+
+	if (event == CA_EVENT_TX_START)
+		cubic_on_tx_start(ca_state(sk), tcp_jiffies32(), tp->lsndtime);
+}
+
+SEC("struct_ops/bc_pkts_acked")
+void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct hystart_verdict v;
+	struct cubic_ack a;
+	__u8 fired;
+
+	a.rtt_us = sample->rtt_us;
+	if (a.rtt_us < 0)
+		return;
+	a.now_jiffies = tcp_jiffies32();
+	a.hz = CONFIG_HZ;
+	a.now_us = (__u32)tp->tcp_mstamp;
+	a.snd_una = tp->snd_una;
+	a.snd_nxt = tp->snd_nxt;
+	a.cwnd = tp->snd_cwnd;
+	a.ssthresh = tp->snd_ssthresh;
+	a.pacing_rate = sk->sk_pacing_rate;
+	a.gso_max_size = sk->sk_gso_max_size;
+	a.paced = sk->sk_pacing_status != SK_PACING_NONE;
+
+	fired = cubic_pkts_acked(ca_state(sk), get_tunables(), &a, &v);
+	if (!fired)
+		return;
+
+	tp->snd_ssthresh = a.cwnd;
+	/* Same accounting as Linux's TcpExtTCPHystart{Train,Delay}{Detect,Cwnd}. */
+	if (fired & CUBIC_HYSTART_ACK_TRAIN) {
+		count(CUBIC_CNT_EXIT_TRAIN, 1);
+		count(CUBIC_CNT_EXIT_TRAIN_CWND, a.cwnd);
+	}
+	if (fired & CUBIC_HYSTART_DELAY) {
+		count(CUBIC_CNT_EXIT_DELAY, 1);
+		count(CUBIC_CNT_EXIT_DELAY_CWND, a.cwnd);
+	}
+}
+
+SEC("struct_ops/bc_undo_cwnd")
+__u32 BPF_PROG(bc_undo_cwnd, struct sock *sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+
+	/* tcp_reno_undo_cwnd() */
+	return tp->snd_cwnd > tp->prior_cwnd ? tp->snd_cwnd : tp->prior_cwnd;
+}
+
+/* The name is a placeholder: cubicctl patches it to the instance name. */
+SEC(".struct_ops")
+struct tcp_congestion_ops cubic_ops = {
+	.init = (void *)bc_init,
+	.release = (void *)bc_release,
+	.ssthresh = (void *)bc_recalc_ssthresh,
+	.cong_avoid = (void *)bc_cong_avoid,
+	.set_state = (void *)bc_set_state,
+	.undo_cwnd = (void *)bc_undo_cwnd,
+	.cwnd_event = (void *)bc_cwnd_event,
+	.pkts_acked = (void *)bc_pkts_acked,
+	.name = CUBIC_DEFAULT_NAME,
+};

@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The CUBIC + HyStart algorithm core of bpf_cubic: numbers in, decisions out.
+ * No kernel types and no I/O, so the same source is compiled into the BPF
+ * object (bpf/bpf_cubic.bpf.c reads the socket and calls these) and into the
+ * host unit tests (tests/unit/).
+ *
+ * It follows Linux net/ipv4/tcp_cubic.c as of 6.18 (RFC 9438 semantics with
+ * Linux's integer arithmetic: time in 1/1024 s, beta and C scaled by 1024,
+ * HyStart on the microsecond clock, the [4 ms, 16 ms] delay clamp, the TSO/GRO
+ * cushion, no halving of the ACK-train threshold for paced flows, HyStart
+ * rounds restarted when snd_una passes the round's end, round tracking below
+ * hystart_low_window). Where it departs, and why:
+ *
+ *  1. cubic_root() is an exact integer floor cube root (Newton's method from
+ *     above, bounded) instead of Linux's table lookup plus one Newton step
+ *     (average error 0.195%). K differs by at most that much.
+ *  2. Every tunable is read (and clamped) on each callback, so beta and
+ *     bic_scale take effect live. Linux precomputes beta_scale, cube_rtt_scale
+ *     and cube_factor at module init; with default values they are equal.
+ *  3. ack_train_shift generalises Linux's "threshold >>= 1 unless paced": the
+ *     train must last longer than ((delay_min + cushion) x 8) >> shift for an
+ *     unpaced flow and twice that for a paced one. shift 4 is Linux exactly;
+ *     shift 2 is the 2011 patch (2 x delay_min).
+ *  4. The delay threshold is clamp(delay_min >> delay_thresh_shift, min, max)
+ *     (Linux: shift 3, [4000, 16000] us), compared in 64 bits so that large
+ *     tunable values cannot wrap. hystart_min_samples replaces the constant 8.
+ *     With min > max, min wins.
+ *  5. The HyStart round is started at init whatever the mode, so a flow that
+ *     began with hystart=off detects correctly when it is switched on live.
+ *  6. The Reno-friendly "while (ack_cnt > delta)" loop is one division with the
+ *     same result (the verifier wants bounded loops), and delta is at least 1
+ *     (Linux would loop forever for cwnd x beta_scale < 8, which only tunable
+ *     values Linux cannot set at runtime reach).
+ *  7. found keeps which detectors fired (Linux stores 1), for telemetry, and
+ *     the state carries a round counter and the flow's start time.
+ *  8. tcp_slow_start() and tcp_cong_avoid_ai() are re-done here with the same
+ *     arithmetic, so the core owns every cwnd change.
+ *  9. usecs_to_jiffies() rounds up for any HZ; Linux's is exact for HZ that
+ *     divide 1000000 (100, 250, 1000) and approximate otherwise.
+ */
+#ifndef CUBIC_CORE_H
+#define CUBIC_CORE_H
+
+#include "cubic_abi.h"
+
+#define CUBIC_BETA_SCALE 1024 /* beta is in 1/1024 */
+#define CUBIC_TIME_SHIFT 10   /* BICTCP_HZ: the cubic function's time is in 1/1024 s */
+#define CUBIC_USEC_PER_SEC 1000000ULL
+#define CUBIC_ACK_DELAY_MAX_US 1000 /* cap of the TSO/GRO cushion, Linux USEC_PER_MSEC */
+
+/* cubic_state.flags */
+#define CUBIC_SF_INIT 0x1 /* our init ran for this flow */
+
+/*
+ * Per-flow state, kept in inet_csk_ca(sk) (104 bytes on 6.18; the BPF side
+ * asserts the size). The first block mirrors struct bictcp.
+ */
+struct cubic_state {
+	/* CUBIC; cubic_reset() clears cnt .. tcp_cwnd, as bictcp_reset() */
+	__u32 cnt;		/* increase cwnd by 1 after this many ACKed packets */
+	__u32 last_max_cwnd;	/* Wmax: cwnd before the last reduction */
+	__u32 last_cwnd;	/* cwnd at the last cubic_update() */
+	__u32 last_time;	/* jiffies of the last cubic_update() */
+	__u32 bic_origin_point; /* origin point of the cubic function */
+	__u32 bic_K;		/* time from epoch start to origin, 1/1024 s */
+	__u32 delay_min;	/* minimum RTT, us */
+	__u32 epoch_start;	/* jiffies at the start of the epoch, 0: none */
+	__u32 ack_cnt;		/* packets ACKed in this epoch */
+	__u32 tcp_cwnd;		/* estimated Reno cwnd */
+	/* HyStart */
+	__u32 round_start; /* us, when this round began */
+	__u32 end_seq;	   /* the round ends when snd_una passes this */
+	__u32 last_ack;	   /* us, last ACK that continued the train */
+	__u32 curr_rtt;	   /* us, minimum RTT of this round's samples */
+	__u8 sample_cnt;   /* RTT samples in this round */
+	__u8 found;	   /* CUBIC_HYSTART_* bits that ended slow start */
+	__u8 flags;	   /* CUBIC_SF_* */
+	__u8 pad;
+	/* telemetry */
+	__u32 rounds;	/* HyStart rounds since the flow began */
+	__u64 start_us; /* tcp clock (us) when the flow began */
+};
+
+/* The window fields of tcp_sock that the core reads and writes. */
+struct cubic_win {
+	__u32 cwnd;
+	__u32 cwnd_cnt;
+	__u32 ssthresh;
+	__u32 clamp;
+};
+
+/* What pkts_acked knows about one ACK. */
+struct cubic_ack {
+	__s32 rtt_us;	      /* ack_sample.rtt_us; < 0: no sample */
+	__u32 now_jiffies;    /* tcp_jiffies32 */
+	__u32 hz;	      /* HZ */
+	__u32 now_us;	      /* tcp_mstamp, truncated to 32 bits as Linux */
+	__u32 snd_una;
+	__u32 snd_nxt;
+	__u32 cwnd;
+	__u32 ssthresh;
+	__u64 pacing_rate;    /* sk_pacing_rate, bytes/s; 0 if unset */
+	__u32 gso_max_size;   /* sk_gso_max_size, bytes */
+	__u8 paced;	      /* sk_pacing_status != SK_PACING_NONE */
+};
+
+/* Why HyStart fired on this ACK, for telemetry. */
+struct hystart_verdict {
+	__u8 found;	      /* CUBIC_HYSTART_* bits that fired on this ACK */
+	__u32 train_len;      /* us, ACK train length when the train fired */
+	__u32 train_thresh;   /* us, the threshold it crossed */
+	__u32 rtt;	      /* us, the round's minimum RTT when the delay test fired */
+	__u32 rtt_thresh;     /* us, delay_min + clamped threshold it crossed */
+};
+
+static inline int cubic_before(__u32 seq1, __u32 seq2)
+{
+	return (__s32)(seq1 - seq2) < 0;
+}
+#define cubic_after(seq2, seq1) cubic_before(seq1, seq2)
+
+/* Position of the highest set bit, 1-based; 0 for 0 (the kernel's fls64). */
+static inline __u32 cubic_fls64(__u64 x)
+{
+	__u32 n = 1;
+
+	if (!x)
+		return 0;
+	if (x >> 32) {
+		n += 32;
+		x >>= 32;
+	}
+	if (x >> 16) {
+		n += 16;
+		x >>= 16;
+	}
+	if (x >> 8) {
+		n += 8;
+		x >>= 8;
+	}
+	if (x >> 4) {
+		n += 4;
+		x >>= 4;
+	}
+	if (x >> 2) {
+		n += 2;
+		x >>= 2;
+	}
+	if (x >> 1)
+		n += 1;
+	return n;
+}
+
+/*
+ * floor(cbrt(a)). Start above the root (2^ceil(bits/3)); integer Newton steps
+ * x' = (2x + a/x^2) / 3 then decrease strictly until they reach the floor of
+ * the root, and never go below it (AM-GM). About 8 steps for 64-bit inputs;
+ * the bound only keeps the verifier happy.
+ */
+static inline __u32 cubic_root(__u64 a)
+{
+	__u32 x, y;
+	int i;
+
+	if (!a)
+		return 0;
+	x = 1U << ((cubic_fls64(a) + 2) / 3);
+	for (i = 0; i < 24; i++) {
+		y = (__u32)((2 * (__u64)x + a / ((__u64)x * x)) / 3);
+		if (y >= x)
+			break;
+		x = y;
+	}
+	return x;
+}
+
+/* Linux usecs_to_jiffies(), rounding up. */
+static inline __u32 cubic_usecs_to_jiffies(__u32 us, __u32 hz)
+{
+	return (__u32)(((__u64)us * hz + CUBIC_USEC_PER_SEC - 1) / CUBIC_USEC_PER_SEC);
+}
+
+/* 1024 x C / RTT with Linux's reference RTT of 100 ms: bic_scale x 10. */
+static inline __u32 cubic_cube_rtt_scale(const struct cubic_tunables *t)
+{
+	return cubic_tun_bic_scale(t) * 10;
+}
+
+/* 2^40 / (bic_scale x 10): turns (Wmax - cwnd) into K^3 in (1/1024 s)^3. */
+static inline __u64 cubic_cube_factor(const struct cubic_tunables *t)
+{
+	return (1ULL << (10 + 3 * CUBIC_TIME_SHIFT)) / ((__u64)cubic_tun_bic_scale(t) * 10);
+}
+
+/* Reno-friendly slope, x8: 8 x (1 + beta) / 3 / (1 - beta) in 1/1024 units. */
+static inline __u32 cubic_beta_scale(const struct cubic_tunables *t)
+{
+	__u32 beta = cubic_tun_beta(t);
+
+	return 8 * (CUBIC_BETA_SCALE + beta) / 3 / (CUBIC_BETA_SCALE - beta);
+}
+
+/* bictcp_reset(): forget the window history (init and RTO). */
+static inline void cubic_reset(struct cubic_state *s)
+{
+	s->cnt = 0;
+	s->last_max_cwnd = 0;
+	s->last_cwnd = 0;
+	s->last_time = 0;
+	s->bic_origin_point = 0;
+	s->bic_K = 0;
+	s->delay_min = 0;
+	s->epoch_start = 0;
+	s->ack_cnt = 0;
+	s->tcp_cwnd = 0;
+	s->found = 0;
+}
+
+/* bictcp_hystart_reset(): a new HyStart round starts now and ends at snd_nxt. */
+static inline void hystart_reset_round(struct cubic_state *s, __u32 now_us, __u32 snd_nxt)
+{
+	s->round_start = now_us;
+	s->last_ack = now_us;
+	s->end_seq = snd_nxt;
+	s->curr_rtt = ~0U;
+	s->sample_cnt = 0;
+}
+
+/*
+ * cubictcp_init(). Returns the initial ssthresh to set, or 0 to leave it.
+ * The whole state is zero here (the kernel clears icsk_ca_priv).
+ */
+static inline __u32 cubic_init(struct cubic_state *s, const struct cubic_tunables *t,
+			       __u64 now_us, __u32 snd_nxt)
+{
+	cubic_reset(s);
+	hystart_reset_round(s, (__u32)now_us, snd_nxt); /* departure 5 */
+	s->rounds = 0;
+	s->start_us = now_us;
+	s->flags |= CUBIC_SF_INIT;
+	if (cubic_tun_hystart(t) == CUBIC_HYSTART_OFF)
+		return cubic_tun_initial_ssthresh(t);
+	return 0;
+}
+
+/* tcp_slow_start(): returns the ACKed packets left over for the CA phase. */
+static inline __u32 cubic_slow_start(struct cubic_win *w, __u32 acked)
+{
+	__u32 cwnd = w->cwnd + acked;
+
+	if (cwnd > w->ssthresh)
+		cwnd = w->ssthresh;
+	acked -= cwnd - w->cwnd;
+	w->cwnd = cwnd < w->clamp ? cwnd : w->clamp;
+	return acked;
+}
+
+/* tcp_cong_avoid_ai(): cwnd grows by 1 every w ACKed packets. */
+static inline void cubic_cong_avoid_ai(struct cubic_win *win, __u32 w, __u32 acked)
+{
+	if (win->cwnd_cnt >= w) {
+		win->cwnd_cnt = 0;
+		win->cwnd++;
+	}
+	win->cwnd_cnt += acked;
+	if (win->cwnd_cnt >= w) {
+		__u32 delta = win->cwnd_cnt / w;
+
+		win->cwnd_cnt -= delta * w;
+		win->cwnd += delta;
+	}
+	if (win->cwnd > win->clamp)
+		win->cwnd = win->clamp;
+}
+
+/*
+ * bictcp_update(): set s->cnt, the number of ACKed packets per cwnd increment,
+ * from the cubic function W(t) = C (t - K)^3 + Wmax (RFC 9438 section 4.2) and
+ * the Reno-friendly estimate (section 4.3). now is in jiffies.
+ */
+static inline void cubic_update(struct cubic_state *s, const struct cubic_tunables *t, __u32 cwnd,
+				__u32 acked, __u32 now, __u32 hz)
+{
+	__u32 delta, bic_target, max_cnt;
+	__u64 offs, tt;
+
+	s->ack_cnt += acked;
+
+	/* Recompute at most every HZ/32 unless cwnd changed. */
+	if (s->last_cwnd == cwnd && (__s32)(now - s->last_time) <= (__s32)(hz / 32))
+		return;
+
+	/* The cubic part at most once per jiffy; a reduction clears epoch_start. */
+	if (s->epoch_start && now == s->last_time)
+		goto tcp_friendliness;
+
+	s->last_cwnd = cwnd;
+	s->last_time = now;
+
+	if (s->epoch_start == 0) {
+		s->epoch_start = now;
+		s->ack_cnt = acked;
+		s->tcp_cwnd = cwnd;
+
+		if (s->last_max_cwnd <= cwnd) {
+			s->bic_K = 0;
+			s->bic_origin_point = cwnd;
+		} else {
+			/* K = cbrt((Wmax - cwnd) / C), RFC 9438 eq. 2 */
+			s->bic_K = cubic_root(cubic_cube_factor(t) * (s->last_max_cwnd - cwnd));
+			s->bic_origin_point = s->last_max_cwnd;
+		}
+	}
+
+	/* t is one RTT ahead (delay_min): the target for when this ACK's data returns */
+	tt = (__u64)(__s64)(__s32)(now - s->epoch_start);
+	tt += cubic_usecs_to_jiffies(s->delay_min, hz);
+	tt <<= CUBIC_TIME_SHIFT;
+	tt /= hz;
+
+	offs = tt < s->bic_K ? s->bic_K - tt : tt - s->bic_K;
+
+	/* C/rtt x (t - K)^3, in packets */
+	delta = (__u32)((cubic_cube_rtt_scale(t) * offs * offs * offs) >> (10 + 3 * CUBIC_TIME_SHIFT));
+	if (tt < s->bic_K)
+		bic_target = s->bic_origin_point - delta;
+	else
+		bic_target = s->bic_origin_point + delta;
+
+	if (bic_target > cwnd)
+		s->cnt = cwnd / (bic_target - cwnd);
+	else
+		s->cnt = 100 * cwnd; /* very small increment */
+
+	/* Before the first loss, grow at least 5% per RTT. */
+	if (s->last_max_cwnd == 0 && s->cnt > 20)
+		s->cnt = 20;
+
+tcp_friendliness:
+	if (cubic_tun_tcp_friendliness(t)) {
+		__u32 n;
+
+		delta = (cwnd * cubic_beta_scale(t)) >> 3;
+		if (!delta)
+			delta = 1; /* departure 6 */
+		if (s->ack_cnt > delta) {
+			/* "while (ack_cnt > delta) { ack_cnt -= delta; tcp_cwnd++; }" */
+			n = (s->ack_cnt - 1) / delta;
+			s->ack_cnt -= n * delta;
+			s->tcp_cwnd += n;
+		}
+		if (s->tcp_cwnd > cwnd) { /* Reno would be ahead: keep up with it */
+			delta = s->tcp_cwnd - cwnd;
+			max_cnt = cwnd / delta;
+			if (s->cnt > max_cnt)
+				s->cnt = max_cnt;
+		}
+	}
+
+	/* At most 1 packet per 2 ACKed: cwnd grows at most 1.5x per RTT. */
+	if (s->cnt < 2)
+		s->cnt = 2;
+}
+
+/* cubictcp_cong_avoid(), once the caller has checked tcp_is_cwnd_limited(). */
+static inline void cubic_cong_avoid(struct cubic_state *s, const struct cubic_tunables *t,
+				    struct cubic_win *w, __u32 acked, __u32 now, __u32 hz)
+{
+	if (w->cwnd < w->ssthresh) { /* tcp_in_slow_start() */
+		acked = cubic_slow_start(w, acked);
+		if (!acked)
+			return;
+	}
+	cubic_update(s, t, w->cwnd, acked, now, hz);
+	cubic_cong_avoid_ai(w, s->cnt, acked);
+}
+
+/* cubictcp_recalc_ssthresh(): Wmax with fast convergence, then cwnd x beta. */
+static inline __u32 cubic_recalc_ssthresh(struct cubic_state *s, const struct cubic_tunables *t,
+					  __u32 cwnd)
+{
+	__u32 beta = cubic_tun_beta(t);
+	__u32 ssthresh;
+
+	s->epoch_start = 0; /* end of epoch */
+
+	if (cwnd < s->last_max_cwnd && cubic_tun_fast_convergence(t))
+		s->last_max_cwnd = (cwnd * (CUBIC_BETA_SCALE + beta)) / (2 * CUBIC_BETA_SCALE);
+	else
+		s->last_max_cwnd = cwnd;
+
+	ssthresh = (cwnd * beta) / CUBIC_BETA_SCALE;
+	return ssthresh > 2 ? ssthresh : 2;
+}
+
+/* cubictcp_state(TCP_CA_Loss): start over, including HyStart. */
+static inline void cubic_on_loss_state(struct cubic_state *s, __u32 now_us, __u32 snd_nxt)
+{
+	cubic_reset(s);
+	hystart_reset_round(s, now_us, snd_nxt);
+}
+
+/* cubictcp_cwnd_event(CA_EVENT_TX_START): shift the epoch over the idle time. */
+static inline void cubic_on_tx_start(struct cubic_state *s, __u32 now, __u32 lsndtime)
+{
+	__s32 delta = (__s32)(now - lsndtime);
+
+	if (s->epoch_start && delta > 0) {
+		s->epoch_start += delta;
+		if (cubic_after(s->epoch_start, now))
+			s->epoch_start = now;
+	}
+}
+
+/*
+ * hystart_ack_delay(): the TSO/GRO cushion added to the ACK-train threshold,
+ * the time to send 4 GSO packets at the pacing rate, at most 1 ms.
+ */
+static inline __u32 hystart_ack_delay(const struct cubic_ack *a)
+{
+	__u64 d;
+
+	if (!a->pacing_rate)
+		return 0;
+	d = (__u64)a->gso_max_size * 4 * CUBIC_USEC_PER_SEC / a->pacing_rate;
+	return d < CUBIC_ACK_DELAY_MAX_US ? (__u32)d : CUBIC_ACK_DELAY_MAX_US;
+}
+
+/* The delay test's threshold above delay_min: clamp(delay_min >> shift, min, max). */
+static inline __u32 hystart_delay_thresh(const struct cubic_tunables *t, __u32 delay_min)
+{
+	__u32 x = delay_min >> cubic_tun_delay_thresh_shift(t);
+	__u32 lo = cubic_tun_delay_thresh_min_us(t);
+	__u32 hi = cubic_tun_delay_thresh_max_us(t);
+
+	if (x > hi)
+		x = hi;
+	if (x < lo)
+		x = lo;
+	return x;
+}
+
+/* The ACK-train threshold, us (departure 3). */
+static inline __u32 hystart_train_thresh(const struct cubic_tunables *t, __u32 delay_min,
+					 const struct cubic_ack *a)
+{
+	__u64 base = (__u64)delay_min + hystart_ack_delay(a);
+	__u64 thr = (base << (a->paced ? 4 : 3)) >> cubic_tun_ack_train_shift(t);
+
+	return thr > 0xffffffffULL ? 0xffffffffU : (__u32)thr;
+}
+
+/*
+ * hystart_update(): one RTT sample during slow start. Returns the detector bits
+ * that fired (the caller then sets ssthresh = cwnd) and fills v.
+ */
+static inline __u8 hystart_update(struct cubic_state *s, const struct cubic_tunables *t,
+				  const struct cubic_ack *a, __u32 delay, struct hystart_verdict *v)
+{
+	__u32 detect = cubic_tun_hystart_detect(t);
+	__u8 fired = 0;
+
+	/* Rounds follow snd_una, even below the low window (Linux 2021, 2025). */
+	if (cubic_after(a->snd_una, s->end_seq)) {
+		hystart_reset_round(s, a->now_us, a->snd_nxt);
+		s->rounds++;
+	}
+
+	if (a->cwnd < cubic_tun_hystart_low_window(t))
+		return 0;
+
+	if (detect & CUBIC_HYSTART_ACK_TRAIN) {
+		__u32 now = a->now_us;
+
+		/* Only ACKs closer than hystart_ack_delta_us continue the train. */
+		if ((__s32)(now - s->last_ack) <= (__s32)cubic_tun_hystart_ack_delta_us(t)) {
+			__u32 threshold = hystart_train_thresh(t, s->delay_min, a);
+
+			s->last_ack = now;
+			/* Linux: "(s32)(now - round_start) > threshold", an unsigned compare */
+			if (now - s->round_start > threshold) {
+				fired |= CUBIC_HYSTART_ACK_TRAIN;
+				v->train_len = now - s->round_start;
+				v->train_thresh = threshold;
+			}
+		}
+	}
+
+	if (detect & CUBIC_HYSTART_DELAY) {
+		/* The round's minimum over hystart_min_samples samples, then test it. */
+		if (s->curr_rtt > delay)
+			s->curr_rtt = delay;
+		if (s->sample_cnt < cubic_tun_hystart_min_samples(t)) {
+			s->sample_cnt++;
+		} else {
+			__u64 thresh = (__u64)s->delay_min + hystart_delay_thresh(t, s->delay_min);
+
+			if ((__u64)s->curr_rtt > thresh) {
+				fired |= CUBIC_HYSTART_DELAY;
+				v->rtt = s->curr_rtt;
+				v->rtt_thresh = thresh > 0xffffffffULL ? 0xffffffffU : (__u32)thresh;
+			}
+		}
+	}
+
+	s->found |= fired;
+	v->found = fired;
+	return fired;
+}
+
+/*
+ * cubictcp_acked(): an RTT sample. Keeps delay_min and runs HyStart while in
+ * slow start. Returns the detector bits that fired on this ACK (then the
+ * caller sets ssthresh = cwnd).
+ */
+static inline __u8 cubic_pkts_acked(struct cubic_state *s, const struct cubic_tunables *t,
+				    const struct cubic_ack *a, struct hystart_verdict *v)
+{
+	__u32 delay;
+
+	v->found = 0;
+
+	/* Some calls are for duplicates without timestamps. */
+	if (a->rtt_us < 0)
+		return 0;
+
+	/* Discard delay samples for a second after a reduction (fast recovery). */
+	if (s->epoch_start && (__s32)(a->now_jiffies - s->epoch_start) < (__s32)a->hz)
+		return 0;
+
+	delay = a->rtt_us ? (__u32)a->rtt_us : 1;
+
+	if (s->delay_min == 0 || s->delay_min > delay)
+		s->delay_min = delay;
+
+	if (!s->found && a->cwnd < a->ssthresh && cubic_tun_hystart(t) == CUBIC_HYSTART_LINUX)
+		return hystart_update(s, t, a, delay, v);
+	return 0;
+}
+
+#endif /* CUBIC_CORE_H */

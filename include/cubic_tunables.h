@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one table of bpf_cubic tunables. Every other place derives from it: the
+ * struct in the tunables map, the clamps the BPF program applies on each read,
+ * cubicctl's parser, validator, get/status output, JSON and help.
+ *
+ * X(name, default, min, max, unit, help)
+ *
+ * Defaults are those of Linux net/ipv4/tcp_cubic.c (6.18): module parameters
+ * beta, bic_scale, fast_convergence, tcp_friendliness, initial_ssthresh,
+ * hystart, hystart_detect, hystart_low_window, hystart_ack_delta_us, and the
+ * compile-time HyStart constants HYSTART_MIN_SAMPLES, HYSTART_DELAY_MIN/MAX and
+ * the ">> 3" of HYSTART_DELAY_THRESH(delay_min >> 3).
+ */
+#ifndef CUBIC_TUNABLES_H
+#define CUBIC_TUNABLES_H
+
+#define CUBIC_TUNABLES(X)                                                                          \
+	X(beta, 717, 1, 1023, "/1024", "multiplicative decrease: cwnd x beta/1024 after a loss")  \
+	X(bic_scale, 41, 1, 1024, "/1024",                                                         \
+	  "cubic constant C = bic_scale x 10/1024 (41 gives about 0.4)")                          \
+	X(fast_convergence, 1, 0, 1, "bool", "release bandwidth faster when Wmax shrinks")         \
+	X(tcp_friendliness, 1, 0, 1, "bool", "Reno-friendly region (RFC 9438 section 4.3)")        \
+	X(initial_ssthresh, 0, 0, 0x7fffffff, "pkts",                                              \
+	  "initial slow-start threshold when hystart=off (0: unlimited)")                         \
+	X(hystart, 1, 0, 1, "mode", "slow-start exit: 0 off (loss only), 1 Linux HyStart")         \
+	X(hystart_detect, 3, 0, 3, "bits", "HyStart detectors: 1 ACK train, 2 delay, 3 both")      \
+	X(hystart_low_window, 16, 1, 1000000, "pkts", "detectors stay idle below this cwnd")       \
+	X(hystart_ack_delta_us, 2000, 1, 100000, "us", "largest ACK gap that still counts as a train") \
+	X(ack_train_shift, 4, 0, 10, "shift",                                                      \
+	  "train fires past (delay_min x 8) >> shift: 4 = delay_min/2, 2 = 2 x delay_min")       \
+	X(delay_thresh_shift, 3, 0, 16, "shift",                                                   \
+	  "delay test: rtt > delay_min + clamp(delay_min >> shift, min, max)")                    \
+	X(delay_thresh_min_us, 4000, 0, 1000000000, "us", "lower clamp of the delay threshold")   \
+	X(delay_thresh_max_us, 16000, 0, 1000000000, "us", "upper clamp of the delay threshold")  \
+	X(hystart_min_samples, 8, 1, 255, "samples", "RTT samples per round before the delay test")
+
+/* Index of each tunable, in table order. */
+enum cubic_tunable_id {
+#define CUBIC_X_ID(name, def, min, max, unit, help) CUBIC_TUN_##name,
+	CUBIC_TUNABLES(CUBIC_X_ID)
+#undef CUBIC_X_ID
+	CUBIC_TUN_COUNT
+};
+
+/* Default, minimum and maximum of each tunable as constants. */
+enum {
+#define CUBIC_X_LIMITS(name, def, min, max, unit, help)                                            \
+	CUBIC_DEF_##name = (def), CUBIC_MIN_##name = (min), CUBIC_MAX_##name = (max),
+	CUBIC_TUNABLES(CUBIC_X_LIMITS)
+#undef CUBIC_X_LIMITS
+};
+
+/* The value of the tunables map: one __u32 per key, in table order. */
+struct cubic_tunables {
+#define CUBIC_X_FIELD(name, def, min, max, unit, help) __u32 name;
+	CUBIC_TUNABLES(CUBIC_X_FIELD)
+#undef CUBIC_X_FIELD
+};
+
+/*
+ * Clamped readers. The map can be written directly by root (bpftool), so the
+ * datapath never trusts a raw value: cubic_tun_beta(t) is always in [1, 1023].
+ */
+#define CUBIC_X_GETTER(name, def, min, max, unit, help)                                            \
+	static inline __u32 cubic_tun_##name(const struct cubic_tunables *t)                      \
+	{                                                                                          \
+		__s64 v = t->name; /* signed 64-bit: no "unsigned < 0" */                          \
+		if (v < (__s64)(min))                                                              \
+			v = (min);                                                                 \
+		if (v > (__s64)(max))                                                              \
+			v = (max);                                                                 \
+		return (__u32)v;                                                                   \
+	}
+CUBIC_TUNABLES(CUBIC_X_GETTER)
+#undef CUBIC_X_GETTER
+
+static inline void cubic_tunables_defaults(struct cubic_tunables *t)
+{
+#define CUBIC_X_DEF(name, def, min, max, unit, help) t->name = (def);
+	CUBIC_TUNABLES(CUBIC_X_DEF)
+#undef CUBIC_X_DEF
+}
+
+#endif /* CUBIC_TUNABLES_H */

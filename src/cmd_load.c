@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cubicctl load [--name NAME] [--preset PRESET] [KEY=VALUE...] */
+#include <string.h>
+#include "cubicctl.h"
+#include "tunables.h"
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: cubicctl load [--name NAME] [--preset PRESET] [KEY=VALUE...]\n"
+		"Registers a bpf_cubic instance (default name %s) and exits; it stays\n"
+		"registered until 'cubicctl unload'. Its maps are pinned under %s/NAME.\n",
+		CUBIC_DEFAULT_NAME, CUBIC_PIN_ROOT);
+}
+
+int cmd_load(int argc, char **argv)
+{
+	const char *name = CUBIC_DEFAULT_NAME, *preset = NULL;
+	char *words[CUBIC_TUN_COUNT + 2], preset_word[80], err[256];
+	struct cubic_tunables t;
+	struct instance in;
+	int nwords = 0, rc, lock;
+
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			usage();
+			return EXIT_OK;
+		}
+		if (opt_value(argc, argv, &i, "--name", &name)) {
+			if (!name)
+				return EXIT_USAGE;
+			continue;
+		}
+		if (opt_value(argc, argv, &i, "--preset", &preset)) {
+			if (!preset)
+				return EXIT_USAGE;
+			continue;
+		}
+		if (argv[i][0] == '-') {
+			errmsg("unknown option '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+		if (nwords >= CUBIC_TUN_COUNT + 1) {
+			errmsg("too many KEY=VALUE words");
+			return EXIT_USAGE;
+		}
+		words[nwords++] = argv[i];
+	}
+	rc = check_instance_name(name);
+	if (rc)
+		return rc;
+
+	cubic_tunables_defaults(&t);
+	if (preset) {
+		snprintf(preset_word, sizeof(preset_word), "preset=%s", preset);
+		words[nwords++] = preset_word;
+	}
+	if (tun_apply_args(nwords, words, &t, err, sizeof(err))) {
+		errmsg("%s", err);
+		return EXIT_USAGE;
+	}
+
+	rc = require_root();
+	rc = rc ?: require_btf();
+	rc = rc ?: require_bpffs();
+	if (rc)
+		return rc;
+	lock = lock_pin_root();
+	if (lock < 0)
+		return EXIT_FAIL;
+
+	if (!instance_open(&in, name)) {
+		enum instance_state st = instance_state(&in);
+
+		instance_close(&in);
+		if (st == INST_REGISTERED) {
+			errmsg("%s is already loaded; 'cubicctl unload --name %s' first, or load "
+			       "under another --name", name, name);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		if (instance_remove_pins(name)) {
+			errmsg("can't remove the leftovers of an interrupted load in %s", in.dir);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		note("removed the leftovers of an interrupted load of %s", name);
+	}
+	if (ca_name_registered(name)) {
+		errmsg("congestion control '%s' is already registered by something other than "
+		       "cubicctl; load under another --name", name);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	if (instance_load(name, &t)) {
+		rc = EXIT_FAIL;
+		goto out;
+	}
+
+	if (g_opts.json) {
+		struct json *j = json_stdout();
+
+		json_obj_open(j, NULL);
+		json_str(j, "name", name);
+		json_bool(j, "registered", true);
+		json_str(j, "pins", in.dir);
+		json_obj_close(j);
+		json_end(j);
+	} else {
+		printf("loaded %s (pins in %s)\n", name, in.dir);
+	}
+	rc = EXIT_OK;
+out:
+	unlock_pin_root(lock);
+	return rc;
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cubicctl status [--name NAME] [--json] */
+#include <string.h>
+#include "cubicctl.h"
+#include "tunables.h"
+
+#define MAX_INSTANCES 64
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: cubicctl status [--name NAME] [--json]\n"
+		"Lists loaded instances: whether the kernel has them registered, an estimate of\n"
+		"the sockets using each, counters and the tunables in force. Exits %d if none\n"
+		"(or not NAME) is loaded.\n",
+		EXIT_NOT_LOADED);
+}
+
+/* Sockets using the instance: flows initialised minus flows released. */
+static __u64 sockets_estimate(const struct cubic_counters *c)
+{
+	__u64 init = c->c[CUBIC_CNT_FLOW_INIT], rel = c->c[CUBIC_CNT_FLOW_RELEASE];
+
+	return init > rel ? init - rel : 0;
+}
+
+static double mean(__u64 sum, __u64 n)
+{
+	return n ? (double)sum / (double)n : 0.0;
+}
+
+static void print_text(const struct instance *in, enum instance_state st,
+		       const struct cubic_counters *c, const struct cubic_tunables *t)
+{
+	printf("%s: %s\n", in->name,
+	       st == INST_REGISTERED ? "registered"
+				     : "not registered (leftover of an interrupted load; "
+				       "'cubicctl load' or 'unload' cleans it)");
+	if (st != INST_REGISTERED)
+		return;
+	printf("  sockets   %llu (estimate: flows initialised minus released)\n",
+	       (unsigned long long)sockets_estimate(c));
+	printf("  flows     %llu initialised, %llu released\n",
+	       (unsigned long long)c->c[CUBIC_CNT_FLOW_INIT],
+	       (unsigned long long)c->c[CUBIC_CNT_FLOW_RELEASE]);
+	printf("  exits     ack_train %llu (mean cwnd %.1f), delay %llu (mean cwnd %.1f)\n",
+	       (unsigned long long)c->c[CUBIC_CNT_EXIT_TRAIN],
+	       mean(c->c[CUBIC_CNT_EXIT_TRAIN_CWND], c->c[CUBIC_CNT_EXIT_TRAIN]),
+	       (unsigned long long)c->c[CUBIC_CNT_EXIT_DELAY],
+	       mean(c->c[CUBIC_CNT_EXIT_DELAY_CWND], c->c[CUBIC_CNT_EXIT_DELAY]));
+	printf("  tunables ");
+	for (int i = 0; i < CUBIC_TUN_COUNT; i++)
+		printf(" %s=%u", tun_table[i].name, tun_get(t, i));
+	printf("\n");
+}
+
+static void print_json(struct json *j, const struct instance *in, enum instance_state st,
+		       const struct cubic_counters *c, const struct cubic_tunables *t)
+{
+	json_obj_open(j, NULL);
+	json_str(j, "name", in->name);
+	json_str(j, "state", instance_state_str(st));
+	json_bool(j, "registered", st == INST_REGISTERED);
+	if (st == INST_REGISTERED) {
+		json_u64(j, "sockets", sockets_estimate(c));
+		json_obj_open(j, "counters");
+		json_u64(j, "flows_init", c->c[CUBIC_CNT_FLOW_INIT]);
+		json_u64(j, "flows_released", c->c[CUBIC_CNT_FLOW_RELEASE]);
+		json_u64(j, "exit_ack_train", c->c[CUBIC_CNT_EXIT_TRAIN]);
+		json_u64(j, "exit_ack_train_cwnd_sum", c->c[CUBIC_CNT_EXIT_TRAIN_CWND]);
+		json_u64(j, "exit_delay", c->c[CUBIC_CNT_EXIT_DELAY]);
+		json_u64(j, "exit_delay_cwnd_sum", c->c[CUBIC_CNT_EXIT_DELAY_CWND]);
+		json_obj_close(j);
+		json_obj_open(j, "tunables");
+		for (int i = 0; i < CUBIC_TUN_COUNT; i++)
+			json_u64(j, tun_table[i].name, tun_get(t, i));
+		json_obj_close(j);
+	}
+	json_obj_close(j);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	char names[MAX_INSTANCES][CUBIC_NAME_MAX];
+	const char *name = NULL;
+	struct json *j = NULL;
+	int n, rc, shown = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i])) {
+			usage();
+			return EXIT_OK;
+		}
+		if (opt_value(argc, argv, &i, "--name", &name)) {
+			if (!name)
+				return EXIT_USAGE;
+			continue;
+		}
+		errmsg("unknown argument '%s'", argv[i]);
+		return EXIT_USAGE;
+	}
+	rc = name ? check_instance_name(name) : 0;
+	rc = rc ?: require_root();
+	if (rc)
+		return rc;
+
+	if (name) {
+		snprintf(names[0], CUBIC_NAME_MAX, "%s", name);
+		n = 1;
+	} else {
+		n = instance_list(names, MAX_INSTANCES);
+	}
+	if (g_opts.json) {
+		j = json_stdout();
+		json_obj_open(j, NULL);
+		json_arr_open(j, "instances");
+	}
+	for (int i = 0; i < n; i++) {
+		struct cubic_counters c = {};
+		struct cubic_tunables t = {};
+		struct instance in;
+		enum instance_state st;
+
+		if (instance_open(&in, names[i]))
+			continue;
+		st = instance_state(&in);
+		instance_read_counters(&in, &c);
+		instance_read_tunables(&in, &t);
+		if (j)
+			print_json(j, &in, st, &c, &t);
+		else
+			print_text(&in, st, &c, &t);
+		instance_close(&in);
+		shown++;
+	}
+	if (j) {
+		json_arr_close(j);
+		json_obj_close(j);
+		json_end(j);
+	}
+	if (!shown) {
+		if (name)
+			errmsg("%s is not loaded", name);
+		else
+			errmsg("no instance is loaded ('cubicctl load' loads %s)", CUBIC_DEFAULT_NAME);
+		return EXIT_NOT_LOADED;
+	}
+	return EXIT_OK;
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cubicctl helpers: messages, privilege and environment checks, locking, sysctls. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "cubicctl.h"
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+
+#define SYSCTL_AVAILABLE "/proc/sys/net/ipv4/tcp_available_congestion_control"
+#define SYSCTL_DEFAULT	 "/proc/sys/net/ipv4/tcp_congestion_control"
+
+struct global_opts g_opts;
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "cubicctl: ");
+	if (g_opts.cmd)
+		fprintf(stderr, "%s: ", g_opts.cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void errmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+struct json *json_stdout(void)
+{
+	static struct json j;
+
+	json_init(&j, stdout);
+	return &j;
+}
+
+int require_root(void)
+{
+	if (geteuid() != 0) {
+		errmsg("must be run as root (it loads BPF programs and changes kernel state); try sudo");
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+int require_btf(void)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		errmsg("kernel BTF missing: /sys/kernel/btf/vmlinux is needed "
+		       "(a kernel built with CONFIG_DEBUG_INFO_BTF=y)");
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+static bool is_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return !statfs(path, &st) && (unsigned long)st.f_type == BPF_FS_MAGIC;
+}
+
+/* bpffs must be mounted at /sys/fs/bpf; mount it if it is not. */
+int require_bpffs(void)
+{
+	if (is_bpffs("/sys/fs/bpf"))
+		return 0;
+	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700")) {
+		errmsg("bpffs missing: /sys/fs/bpf is not a bpf filesystem and mounting it failed: %s",
+		       strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (g_opts.verbose)
+		note("mounted bpffs at /sys/fs/bpf");
+	return 0;
+}
+
+int check_instance_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len >= CUBIC_NAME_MAX) {
+		errmsg("instance name '%s' must be 1 to %d characters long", name,
+		       CUBIC_NAME_MAX - 1);
+		return EXIT_USAGE;
+	}
+	for (const char *p = name; *p; p++) {
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '+') {
+			errmsg("instance name '%s' may hold only letters, digits, '_', '-' and '+'",
+			       name);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+int lock_pin_root(void)
+{
+	int fd;
+
+	if (mkdir(CUBIC_PIN_ROOT, 0700) && errno != EEXIST) {
+		errmsg("can't create %s: %s", CUBIC_PIN_ROOT, strerror(errno));
+		return -1;
+	}
+	fd = open(CUBIC_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		errmsg("can't open %s: %s", CUBIC_PIN_ROOT, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX)) {
+		errmsg("can't lock %s: %s", CUBIC_PIN_ROOT, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void unlock_pin_root(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* releases the flock */
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+bool ca_name_registered(const char *name)
+{
+	char buf[4096], *save, *tok;
+
+	if (read_file(SYSCTL_AVAILABLE, buf, sizeof(buf)))
+		return false;
+	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		if (!strcmp(tok, name))
+			return true;
+	return false;
+}
+
+int read_default_ca(char *buf, size_t len)
+{
+	return read_file(SYSCTL_DEFAULT, buf, len);
+}
+
+int write_default_ca(const char *name)
+{
+	int fd = open(SYSCTL_DEFAULT, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, name, strlen(name));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+bool opt_value(int argc, char **argv, int *i, const char *opt, const char **val)
+{
+	size_t len = strlen(opt);
+
+	if (!strcmp(argv[*i], opt)) {
+		if (*i + 1 >= argc) {
+			errmsg("option '%s' needs a value", opt);
+			*val = NULL;
+			return true;
+		}
+		*val = argv[++*i];
+		return true;
+	}
+	if (!strncmp(argv[*i], opt, len) && argv[*i][len] == '=') {
+		*val = argv[*i] + len + 1;
+		return true;
+	}
+	return false;
+}
+
+bool is_help(const char *arg)
+{
+	return !strcmp(arg, "-h") || !strcmp(arg, "--help") || !strcmp(arg, "help");
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level; /* warnings too: our own message says what failed */
+	if (!g_opts.verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void setup_libbpf_logging(void)
+{
+	libbpf_set_print(libbpf_print);
+}

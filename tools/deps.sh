@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian packages the build, tests and evaluation need, if missing.
+# Usage: tools/deps.sh [build|test|eval]   (each level includes the ones before)
+set -euo pipefail
+
+build_pkgs="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc libc6-dev"
+test_pkgs="iperf3 ethtool iproute2 bats libnetfilter-queue-dev libmnl-dev nftables jq procps util-linux"
+eval_pkgs="python3 python3-matplotlib"
+
+want=$build_pkgs
+case "${1:-build}" in
+build) ;;
+test) want="$want $test_pkgs" ;;
+eval) want="$want $test_pkgs $eval_pkgs" ;;
+*) echo "deps.sh: unknown level '$1' (build, test or eval)" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in $want; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing Debian packages: ${missing[*]}; run 'sudo make deps' once" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null || true
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
