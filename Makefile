@@ -47,8 +47,8 @@ all: cubicctl emu
 -include tools/emu/emu.mk
 emu: $(EMU_BIN)
 
-$(OUT):
-	$(Q)mkdir -p $@ $@/unit
+$(OUT) $(OUT)/unit:
+	$(Q)mkdir -p $@
 
 $(DEPS_BUILD): tools/deps.sh | $(OUT)
 	$(Q)tools/deps.sh build
@@ -80,7 +80,7 @@ cubicctl: $(CTL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUT)/unit/%: tests/unit/%.c $(UNIT_LIBSRC) $(HDRS) tests/unit/unit.h | $(OUT) $(DEPS_BUILD)
+$(OUT)/unit/%: tests/unit/%.c $(UNIT_LIBSRC) $(HDRS) tests/unit/unit.h | $(OUT)/unit $(DEPS_BUILD)
 	$(call msg,CC-TEST,$@)
 	$(Q)$(CC) $(SAN_CFLAGS) $< $(UNIT_LIBSRC) -lm -o $@
 
@@ -90,10 +90,11 @@ load: all
 unload: cubicctl
 	$(Q)./cubicctl unload
 
-test: test-unit test-integration
+test: $(UNIT_TESTS) all $(DEPS_TEST)
+	$(Q)tests/run.sh all
 
 test-unit: $(UNIT_TESTS)
-	$(Q)tests/run.sh unit $(UNIT_TESTS)
+	$(Q)tests/run.sh unit
 
 test-integration: all $(DEPS_TEST)
 	$(Q)tests/run.sh integration

@@ -275,6 +275,20 @@ static inline void cubic_cong_avoid_ai(struct cubic_win *win, __u32 w, __u32 ack
 }
 
 /*
+ * W_cubic(t) = C (t - K)^3 + Wmax (RFC 9438 eq. 1) in packets, for t in 1/1024 s
+ * since the epoch began; C/rtt x (t - K)^3 with Linux's scaling.
+ */
+static inline __u32 cubic_target(const struct cubic_state *s, const struct cubic_tunables *t,
+				 __u64 tt)
+{
+	__u64 offs = tt < s->bic_K ? s->bic_K - tt : tt - s->bic_K;
+	__u32 delta = (__u32)((cubic_cube_rtt_scale(t) * offs * offs * offs) >>
+			      (10 + 3 * CUBIC_TIME_SHIFT));
+
+	return tt < s->bic_K ? s->bic_origin_point - delta : s->bic_origin_point + delta;
+}
+
+/*
  * bictcp_update(): set s->cnt, the number of ACKed packets per cwnd increment,
  * from the cubic function W(t) = C (t - K)^3 + Wmax (RFC 9438 section 4.2) and
  * the Reno-friendly estimate (section 4.3). now is in jiffies.
@@ -283,7 +297,7 @@ static inline void cubic_update(struct cubic_state *s, const struct cubic_tunabl
 				__u32 acked, __u32 now, __u32 hz)
 {
 	__u32 delta, bic_target, max_cnt;
-	__u64 offs, tt;
+	__u64 tt;
 
 	s->ack_cnt += acked;
 
@@ -318,15 +332,7 @@ static inline void cubic_update(struct cubic_state *s, const struct cubic_tunabl
 	tt += cubic_usecs_to_jiffies(s->delay_min, hz);
 	tt <<= CUBIC_TIME_SHIFT;
 	tt /= hz;
-
-	offs = tt < s->bic_K ? s->bic_K - tt : tt - s->bic_K;
-
-	/* C/rtt x (t - K)^3, in packets */
-	delta = (__u32)((cubic_cube_rtt_scale(t) * offs * offs * offs) >> (10 + 3 * CUBIC_TIME_SHIFT));
-	if (tt < s->bic_K)
-		bic_target = s->bic_origin_point - delta;
-	else
-		bic_target = s->bic_origin_point + delta;
+	bic_target = cubic_target(s, t, tt);
 
 	if (bic_target > cwnd)
 		s->cnt = cwnd / (bic_target - cwnd);

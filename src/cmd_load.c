@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cubicctl load [--name NAME] [--preset PRESET] [KEY=VALUE...] */
 #include <string.h>
+#include <unistd.h>
 #include "cubicctl.h"
 #include "tunables.h"
 
@@ -20,6 +21,7 @@ int cmd_load(int argc, char **argv)
 	struct cubic_tunables t;
 	struct instance in;
 	int nwords = 0, rc, lock;
+	bool allowed;
 
 	for (int i = 1; i < argc; i++) {
 		if (is_help(argv[i])) {
@@ -87,8 +89,16 @@ int cmd_load(int argc, char **argv)
 		note("removed the leftovers of an interrupted load of %s", name);
 	}
 	if (ca_name_registered(name)) {
-		errmsg("congestion control '%s' is already registered by something other than "
-		       "cubicctl; load under another --name", name);
+		int fd = instance_find_unpinned(name);
+
+		if (fd >= 0) {
+			close(fd);
+			errmsg("%s is registered by cubicctl but its pins are gone; "
+			       "'cubicctl unload --name %s' unregisters it", name, name);
+		} else {
+			errmsg("congestion control '%s' is already registered by something other "
+			       "than cubicctl; load under another --name", name);
+		}
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -96,6 +106,11 @@ int cmd_load(int argc, char **argv)
 		rc = EXIT_FAIL;
 		goto out;
 	}
+	/* Programs without CAP_NET_ADMIN may only pick allowed algorithms. */
+	allowed = allow_ca(name) == 0;
+	if (!allowed)
+		note("loaded, but could not add %s to net.ipv4.tcp_allowed_congestion_control: "
+		     "only privileged programs can select it", name);
 
 	if (g_opts.json) {
 		struct json *j = json_stdout();
@@ -103,6 +118,7 @@ int cmd_load(int argc, char **argv)
 		json_obj_open(j, NULL);
 		json_str(j, "name", name);
 		json_bool(j, "registered", true);
+		json_bool(j, "allowed", allowed);
 		json_str(j, "pins", in.dir);
 		json_obj_close(j);
 		json_end(j);

@@ -101,6 +101,7 @@ int cmd_status(int argc, char **argv)
 	}
 	rc = name ? check_instance_name(name) : 0;
 	rc = rc ?: require_root();
+	rc = rc ?: require_bpffs();
 	if (rc)
 		return rc;
 

@@ -5,6 +5,8 @@
 #include "cubicctl.h"
 
 #define FALLBACK_CA "cubic"
+/* Outside the initial netns only allowed algorithms may be the default. */
+#define FALLBACK_CA_NETNS "reno"
 
 static void usage(void)
 {
@@ -14,6 +16,33 @@ static void usage(void)
 		"default (net.ipv4.tcp_congestion_control) unless --force, which first sets the\n"
 		"default back to '%s'. Sockets already using it keep it until they close.\n",
 		FALLBACK_CA);
+}
+
+/* No pins: a registration of ours whose pins were lost can still be found by id. */
+static int unload_unpinned(const char *name)
+{
+	struct instance in = { .ops_fd = -1, .tunables_fd = -1, .counters_fd = -1, .info_fd = -1 };
+	int err;
+
+	if (!ca_name_registered(name)) {
+		errmsg("%s is not loaded", name);
+		return EXIT_NOT_LOADED;
+	}
+	in.ops_fd = instance_find_unpinned(name);
+	if (in.ops_fd < 0) {
+		errmsg("%s is registered, but not by cubicctl; not touching it", name);
+		return EXIT_NOT_LOADED;
+	}
+	err = instance_unregister(&in);
+	instance_close(&in);
+	if (err) {
+		errmsg("can't unregister %s: %s", name, strerror(-err));
+		return EXIT_FAIL;
+	}
+	note("%s had no pins (loaded from another mount namespace?); unregistered it", name);
+	if (!g_opts.json)
+		printf("unloaded %s\n", name);
+	return EXIT_OK;
 }
 
 int cmd_unload(int argc, char **argv)
@@ -52,12 +81,7 @@ int cmd_unload(int argc, char **argv)
 		return EXIT_FAIL;
 
 	if (instance_open(&in, name)) {
-		if (ca_name_registered(name))
-			errmsg("%s is not loaded by cubicctl (it is registered, but has no pins "
-			       "in %s)", name, in.dir);
-		else
-			errmsg("%s is not loaded", name);
-		rc = EXIT_NOT_LOADED;
+		rc = unload_unpinned(name);
 		goto out;
 	}
 	st = instance_state(&in);
@@ -69,15 +93,20 @@ int cmd_unload(int argc, char **argv)
 			rc = EXIT_FAIL;
 			goto out_close;
 		}
-		err = write_default_ca(FALLBACK_CA);
+		const char *fallback = FALLBACK_CA;
+
+		err = write_default_ca(fallback);
+		if (err == -EPERM) {
+			fallback = FALLBACK_CA_NETNS;
+			err = write_default_ca(fallback);
+		}
 		if (err) {
 			errmsg("can't set net.ipv4.tcp_congestion_control to %s: %s", FALLBACK_CA,
 			       strerror(-err));
 			rc = EXIT_FAIL;
 			goto out_close;
 		}
-		note("net.ipv4.tcp_congestion_control was %s; set it back to %s", name,
-		     FALLBACK_CA);
+		note("net.ipv4.tcp_congestion_control was %s; set it back to %s", name, fallback);
 	}
 	if (st == INST_REGISTERED) {
 		err = instance_unregister(&in);

@@ -46,6 +46,7 @@ void unlock_pin_root(int fd);
 bool ca_name_registered(const char *name);
 int read_default_ca(char *buf, size_t len);
 int write_default_ca(const char *name);
+int allow_ca(const char *name);
 
 /* Helpers for argument parsing: "--name NAME" or "--name=NAME". */
 bool opt_value(int argc, char **argv, int *i, const char *opt, const char **val);
@@ -77,6 +78,8 @@ int instance_read_counters(struct instance *in, struct cubic_counters *sum);
 int instance_remove_pins(const char *name);
 int instance_list(char (*names)[CUBIC_NAME_MAX], int max);
 int instance_unregister(struct instance *in);
+/* A registered instance of ours under name whose pins are gone: its ops map fd, or -ENOENT. */
+int instance_find_unpinned(const char *name);
 /* Registers a new instance; on failure leaves nothing behind. */
 int instance_load(const char *name, const struct cubic_tunables *t);
 

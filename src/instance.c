@@ -9,6 +9,7 @@
  * a load killed halfway leaves at worst pins of an unregistered instance,
  * which instance_state() reports as INST_LEFTOVER and load/unload remove.
  */
+#define _GNU_SOURCE /* memmem */
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
@@ -70,25 +71,58 @@ void instance_close(struct instance *in)
 	}
 }
 
-/* The kernel's view: a struct_ops map is registered while its state is INUSE. */
-enum instance_state instance_state(struct instance *in)
+/*
+ * Whether a struct_ops map of ours is registered (state INUSE), and, if name
+ * is given, under that name: the value holds tcp_congestion_ops.name as 16
+ * zero-padded bytes.
+ */
+static bool ops_registered(int fd, const char *name)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info), zero = 0, state = 0;
-	void *val;
+	char pat[CUBIC_NAME_MAX] = {};
+	bool match = !name;
+	char *val;
 
-	if (in->ops_fd < 0 || in->tunables_fd < 0)
-		return INST_LEFTOVER;
-	if (bpf_obj_get_info_by_fd(in->ops_fd, &info, &len) ||
-	    info.type != BPF_MAP_TYPE_STRUCT_OPS || info.value_size < 8)
-		return INST_LEFTOVER;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != BPF_MAP_TYPE_STRUCT_OPS ||
+	    info.value_size < 8 || strcmp(info.name, "cubic_ops"))
+		return false;
 	val = calloc(1, info.value_size);
 	if (!val)
-		return INST_LEFTOVER;
-	if (!bpf_map_lookup_elem(in->ops_fd, &zero, val))
-		memcpy(&state, (char *)val + STRUCT_OPS_STATE_OFF, sizeof(state));
+		return false;
+	if (!bpf_map_lookup_elem(fd, &zero, val)) {
+		memcpy(&state, val + STRUCT_OPS_STATE_OFF, sizeof(state));
+		if (name) {
+			memcpy(pat, name, strnlen(name, CUBIC_NAME_MAX - 1));
+			match = memmem(val, info.value_size, pat, sizeof(pat)) != NULL;
+		}
+	}
 	free(val);
-	return state == STRUCT_OPS_STATE_INUSE ? INST_REGISTERED : INST_LEFTOVER;
+	return state == STRUCT_OPS_STATE_INUSE && match;
+}
+
+/* The kernel's view: a struct_ops map is registered while its state is INUSE. */
+enum instance_state instance_state(struct instance *in)
+{
+	if (in->ops_fd < 0 || in->tunables_fd < 0)
+		return INST_LEFTOVER;
+	return ops_registered(in->ops_fd, NULL) ? INST_REGISTERED : INST_LEFTOVER;
+}
+
+int instance_find_unpinned(const char *name)
+{
+	__u32 id = 0;
+
+	while (!bpf_map_get_next_id(id, &id)) {
+		int fd = bpf_map_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (ops_registered(fd, name))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
 }
 
 const char *instance_state_str(enum instance_state st)

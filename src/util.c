@@ -19,6 +19,7 @@
 
 #define SYSCTL_AVAILABLE "/proc/sys/net/ipv4/tcp_available_congestion_control"
 #define SYSCTL_DEFAULT	 "/proc/sys/net/ipv4/tcp_congestion_control"
+#define SYSCTL_ALLOWED	 "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
 
 struct global_opts g_opts;
 
@@ -83,19 +84,37 @@ static bool is_bpffs(const char *path)
 	return !statfs(path, &st) && (unsigned long)st.f_type == BPF_FS_MAGIC;
 }
 
-/* bpffs must be mounted at /sys/fs/bpf; mount it if it is not. */
+/* 1 if we share pid 1's mount namespace, 0 if not or if that can't be read. */
+static int in_init_mount_ns(void)
+{
+	char self[64], init[64];
+	ssize_t a = readlink("/proc/self/ns/mnt", self, sizeof(self) - 1);
+	ssize_t b = readlink("/proc/1/ns/mnt", init, sizeof(init) - 1);
+
+	if (a <= 0 || b <= 0)
+		return 0;
+	self[a] = init[b] = '\0';
+	return !strcmp(self, init);
+}
+
+/*
+ * bpffs must be mounted at /sys/fs/bpf. Mount it only when this is surely the
+ * host's mount namespace: under 'ip netns exec' /sys is private, and pins in a
+ * bpffs mounted there would vanish with it.
+ */
 int require_bpffs(void)
 {
 	if (is_bpffs("/sys/fs/bpf"))
 		return 0;
-	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700")) {
-		errmsg("bpffs missing: /sys/fs/bpf is not a bpf filesystem and mounting it failed: %s",
-		       strerror(errno));
-		return EXIT_FAIL;
+	if (in_init_mount_ns() && !mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700")) {
+		if (g_opts.verbose)
+			note("mounted bpffs at /sys/fs/bpf");
+		return 0;
 	}
-	if (g_opts.verbose)
-		note("mounted bpffs at /sys/fs/bpf");
-	return 0;
+	errmsg("bpffs missing: /sys/fs/bpf is not a bpf filesystem; mount it with "
+	       "'mount -t bpf bpf /sys/fs/bpf' (under 'ip netns exec', whose /sys is private, "
+	       "run cubicctl outside it instead, e.g. with nsenter --net)");
+	return EXIT_FAIL;
 }
 
 int check_instance_name(const char *name)
@@ -186,6 +205,25 @@ int write_default_ca(const char *name)
 	if (fd < 0)
 		return -errno;
 	n = write(fd, name, strlen(name));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/* Lets unprivileged programs select name (net.ipv4.tcp_allowed_congestion_control). */
+int allow_ca(const char *name)
+{
+	char cur[4096], next[4096 + CUBIC_NAME_MAX + 2];
+	int fd, err;
+	ssize_t n;
+
+	err = read_file(SYSCTL_ALLOWED, cur, sizeof(cur));
+	if (err)
+		return err;
+	snprintf(next, sizeof(next), "%s%s%s", cur, *cur ? " " : "", name);
+	fd = open(SYSCTL_ALLOWED, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, next, strlen(next));
 	close(fd);
 	return n < 0 ? -errno : 0;
 }

@@ -1,0 +1,194 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The foundation: load, carry real TCP flows, stay loaded, unload cleanly, and
+# fail clearly (changing nothing) on the common mistakes.
+
+load lib
+
+setup() {
+	ensure_fs
+	NAME=$(test_name)
+	NS=ns$NAME
+}
+
+teardown() {
+	netns_del "$NS-a" "$NS-b"
+	force_unload "$NAME"
+	assert_gone "$NAME"
+}
+
+@test "load registers the instance, pins its maps and exits; status tells the truth" {
+	run "$CUBICCTL" load --name "$NAME"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"loaded $NAME"* ]]
+	registered "$NAME"
+	for pin in ops tunables counters info; do
+		[ -e "/sys/fs/bpf/cubicctl/$NAME/$pin" ]
+	done
+	# the process has exited; the kernel still has it
+	run pgrep -x cubicctl
+	[ "$status" -ne 0 ]
+	run "$CUBICCTL" -j status --name "$NAME"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.instances[0].registered' <<<"$output")" = true ]
+	[ "$(jq -r '.instances[0].tunables.beta' <<<"$output")" = 717 ]
+	run "$CUBICCTL" status --name "$NAME"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$NAME: registered"* ]]
+}
+
+@test "iperf3 -C NAME between two namespaces runs on our code" {
+	"$CUBICCTL" load --name "$NAME"
+	netns_pair "$NS"
+	iperf_server "$NS-b"
+	ip netns exec "$NS-a" iperf3 -c 10.98.0.2 -C "$NAME" -t 3 -J >"$BATS_TEST_TMPDIR/c.json" &
+	client=$!
+	sleep 1.5
+	# the kernel reports our algorithm on the live socket
+	ip netns exec "$NS-a" ss -tin dst 10.98.0.2 >"$BATS_TEST_TMPDIR/ss.txt"
+	[ "$(counter "$NAME" flows_init)" -ge 1 ]
+	sockets_during=$("$CUBICCTL" -j status --name "$NAME" | jq -r '.instances[0].sockets')
+	wait $client
+	grep -q "$NAME" "$BATS_TEST_TMPDIR/ss.txt"
+	[ "$(jq -r '.end.sender_tcp_congestion' "$BATS_TEST_TMPDIR/c.json")" = "$NAME" ]
+	bps=$(jq -r '.end.sum_received.bits_per_second' "$BATS_TEST_TMPDIR/c.json")
+	# a working congestion control moves real data: at least 100 Mbit/s on a veth
+	awk -v b="$bps" 'BEGIN { exit !(b > 100e6) }'
+	[ "$sockets_during" -ge 1 ]
+	# and the sockets are counted out again when they close
+	sleep 0.5
+	[ "$("$CUBICCTL" -j status --name "$NAME" | jq -r '.instances[0].sockets')" -eq 0 ]
+}
+
+@test "unload removes the name from the kernel and every pin" {
+	"$CUBICCTL" load --name "$NAME"
+	run "$CUBICCTL" unload --name "$NAME"
+	[ "$status" -eq 0 ]
+	assert_gone "$NAME"
+	run "$CUBICCTL" status --name "$NAME"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"$NAME is not loaded"* ]]
+}
+
+@test "loading a name twice fails clearly and changes nothing" {
+	"$CUBICCTL" load --name "$NAME"
+	id_before=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq .id)
+	run "$CUBICCTL" load --name "$NAME"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$NAME is already loaded"* ]]
+	[ "$(echo "$output" | wc -l)" -eq 1 ]
+	registered "$NAME"
+	[ "$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq .id)" = "$id_before" ]
+	[ "$(tr ' ' '\n' <"$AVAILABLE" | grep -cx "$NAME")" -eq 1 ]
+}
+
+@test "a name registered by someone else is refused" {
+	run "$CUBICCTL" load --name reno
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"'reno' is already registered by something other than cubicctl"* ]]
+	[ ! -e /sys/fs/bpf/cubicctl/reno ]
+}
+
+@test "unloading what is not loaded exits 3" {
+	run "$CUBICCTL" unload --name "$NAME"
+	[ "$status" -eq 3 ]
+	[ "$output" = "cubicctl: unload: $NAME is not loaded" ]
+	run "$CUBICCTL" unload --name cubic
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"registered, but not by cubicctl"* ]]
+	registered cubic
+}
+
+@test "an unprivileged user gets one clear sentence and changes nothing" {
+	bin=$(mktemp -d)
+	cp "$CUBICCTL" "$bin/cubicctl"
+	chmod 755 "$bin" "$bin/cubicctl"
+	for cmd in "load --name $NAME" "unload --name $NAME" "status"; do
+		run setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/cubicctl" $cmd
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"must be run as root"* ]]
+		[ "$(echo "$output" | wc -l)" -eq 1 ]
+	done
+	rm -rf "$bin"
+	assert_gone "$NAME"
+}
+
+@test "bad arguments exit 2 and change nothing" {
+	run "$CUBICCTL" load --name "a/b"
+	[ "$status" -eq 2 ]
+	run "$CUBICCTL" load --name "this_is_far_too_long"
+	[ "$status" -eq 2 ]
+	run "$CUBICCTL" load --name "$NAME" --bogus
+	[ "$status" -eq 2 ]
+	run "$CUBICCTL" load --name "$NAME" beta=0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"beta: 0 is out of range"* ]]
+	run "$CUBICCTL" frobnicate
+	[ "$status" -eq 2 ]
+	assert_gone "$NAME"
+}
+
+@test "a load killed halfway leaves a leftover that status reports and load cleans" {
+	"$CUBICCTL" load --name "$NAME"
+	# the state of a load killed after pinning, before registering
+	id=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq .id)
+	bpftool struct_ops unregister id "$id" >/dev/null
+	run registered "$NAME"
+	[ "$status" -ne 0 ]
+	run "$CUBICCTL" -j status --name "$NAME"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.instances[0].state' <<<"$output")" = leftover ]
+	run "$CUBICCTL" load --name "$NAME"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed the leftovers of an interrupted load"* ]]
+	registered "$NAME"
+	[ "$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq .id)" != "$id" ]
+}
+
+@test "a load killed between pins is cleaned by unload" {
+	"$CUBICCTL" load --name "$NAME"
+	id=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq .id)
+	bpftool struct_ops unregister id "$id" >/dev/null
+	rm "/sys/fs/bpf/cubicctl/$NAME/ops" "/sys/fs/bpf/cubicctl/$NAME/counters"
+	run "$CUBICCTL" status --name "$NAME"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"not registered (leftover"* ]]
+	run "$CUBICCTL" unload --name "$NAME"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed the leftovers"* ]]
+	assert_gone "$NAME"
+}
+
+@test "a registration whose pins were lost is found and unloaded" {
+	"$CUBICCTL" load --name "$NAME"
+	rm -r "/sys/fs/bpf/cubicctl/$NAME"
+	run "$CUBICCTL" load --name "$NAME"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"pins are gone"* ]]
+	run "$CUBICCTL" unload --name "$NAME"
+	[ "$status" -eq 0 ]
+	assert_gone "$NAME"
+}
+
+@test "unload refuses while the instance is the default, --force restores one" {
+	"$CUBICCTL" load --name "$NAME"
+	ip netns add "$NS-a"
+	nsenter --net="/run/netns/$NS-a" sysctl -qw net.ipv4.tcp_congestion_control="$NAME"
+	run nsenter --net="/run/netns/$NS-a" "$CUBICCTL" unload --name "$NAME"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"is the system default congestion control"* ]]
+	registered "$NAME"
+	run nsenter --net="/run/netns/$NS-a" "$CUBICCTL" unload --name "$NAME" --force
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"set it back to"* ]]
+	[ "$(nsenter --net="/run/netns/$NS-a" cat /proc/sys/net/ipv4/tcp_congestion_control)" != "$NAME" ]
+	assert_gone "$NAME"
+}
+
+@test "unprivileged programs may select a loaded instance" {
+	"$CUBICCTL" load --name "$NAME"
+	tr ' ' '\n' </proc/sys/net/ipv4/tcp_allowed_congestion_control | grep -qx "$NAME"
+	"$CUBICCTL" unload --name "$NAME"
+	run grep -qw "$NAME" /proc/sys/net/ipv4/tcp_allowed_congestion_control
+	[ "$status" -ne 0 ]
+}

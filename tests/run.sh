@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs the test suites and ends with one line "total: N passed, N failed".
+#   tests/run.sh unit          host unit tests (build/unit/test_*), no root
+#   tests/run.sh integration   bats suites in tests/integration, as root
+#   tests/run.sh all           both
+# Set TESTS="name.bats ..." to run some integration suites only.
+set -u
+cd "$(dirname "$0")/.."
+
+pass=0
+fail=0
+skip=0
+
+run_unit() {
+	local b out rc line
+	for b in build/unit/test_*; do
+		[ -x "$b" ] || continue
+		out=$("$b" 2>&1)
+		rc=$?
+		printf '%s\n' "$out"
+		line=$(printf '%s\n' "$out" | grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+		if [ -n "$line" ]; then
+			pass=$((pass + $(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")))
+			fail=$((fail + $(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$line")))
+		fi
+		# a crash (sanitizer, signal) with no summary is one failure
+		if [ $rc -ne 0 ] && [ -z "$line" ]; then
+			fail=$((fail + 1))
+		fi
+	done
+}
+
+run_integration() {
+	local suites=() s out
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "integration: these tests need root (network namespaces, BPF): run 'sudo make test'" >&2
+		fail=$((fail + 1))
+		return
+	fi
+	if [ -n "${TESTS:-}" ]; then
+		for s in $TESTS; do suites+=("tests/integration/$s"); done
+	else
+		suites=(tests/integration/*.bats)
+	fi
+	for s in "${suites[@]}"; do
+		[ -f "$s" ] || continue
+		echo "== $s"
+		out=$(mktemp)
+		bats --tap "$s" 2>&1 | tee "$out"
+		pass=$((pass + $(grep -cE '^ok [0-9]+ ' "$out" | tr -d ' ') - $(grep -cE '^ok [0-9]+ .*# skip' "$out")))
+		skip=$((skip + $(grep -cE '^ok [0-9]+ .*# skip' "$out")))
+		fail=$((fail + $(grep -cE '^not ok [0-9]+ ' "$out")))
+		# a suite that died before its plan was met counts as a failure
+		if ! grep -qE '^1\.\.[0-9]+' "$out"; then
+			fail=$((fail + 1))
+		fi
+		rm -f "$out"
+	done
+}
+
+case "${1:-all}" in
+unit) run_unit ;;
+integration) run_integration ;;
+all) run_unit; run_integration ;;
+*) echo "usage: tests/run.sh [unit|integration|all]" >&2; exit 2 ;;
+esac
+
+echo "total: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

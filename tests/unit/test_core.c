@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of the algorithm core (include/cubic_core.h): CUBIC against
+ * RFC 9438's arithmetic and HyStart's rules on synthetic ACK/RTT sequences.
+ * The HyStart cases pin the exact ACK or sample on which a detector fires, so
+ * a detector that fires one ACK early or late fails.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+#include "cubic_core.h"
+#include "unit.h"
+
+#define HZ 250
+#define C_OF(bic_scale) ((double)(bic_scale) * 10.0 / 1024.0)
+
+static void setup(struct cubic_state *s, struct cubic_tunables *t)
+{
+	memset(s, 0, sizeof(*s));
+	cubic_tunables_defaults(t);
+	cubic_init(s, t, 0, 1000);
+}
+
+/* An ACK inside the current round (snd_una before end_seq), slow start. */
+static struct cubic_ack ack_at(__u32 now_us, __s32 rtt_us, __u32 cwnd)
+{
+	struct cubic_ack a = {
+		.rtt_us = rtt_us,
+		.now_jiffies = 100000,
+		.hz = HZ,
+		.now_us = now_us,
+		.snd_una = 500,
+		.snd_nxt = 900,
+		.cwnd = cwnd,
+		.ssthresh = 0x7fffffff,
+	};
+	return a;
+}
+
+/* ---- CUBIC ---- */
+
+TEST(cube_root_exact_floor)
+{
+	__u64 seed = 0x9e3779b97f4a7c15ULL;
+	double worst_rel = 0;
+	int bad = 0;
+
+	for (int i = 0; i < 400000; i++) {
+		__u64 a;
+		__u32 r;
+		long double c; /* long double: a u64 converts exactly on x86-64 */
+
+		if (i < 64 * 3) {
+			a = (1ULL << (i / 3)) + (__u64)(i % 3) - 1; /* 2^k - 1, 2^k, 2^k + 1 */
+		} else {
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			a = seed >> (seed % 64); /* every magnitude */
+		}
+		if (i == 0)
+			a = ~0ULL;
+		r = cubic_root(a);
+		/* floor: r^3 <= a < (r+1)^3 */
+		if (!((unsigned __int128)r * r * r <= a &&
+		      (unsigned __int128)(r + 1) * (r + 1) * (r + 1) > a))
+			bad++;
+		c = cbrtl((long double)a);
+		if (fabsl((long double)r - c) > 1.0L)
+			bad++;
+		if (a >= (1ULL << 27) && (double)(fabsl((long double)r - c) / c) > worst_rel)
+			worst_rel = (double)(fabsl((long double)r - c) / c);
+	}
+	CHECK(bad == 0, "%d inputs off the floor of the cube root", bad);
+	/* The bound: within 0.2% of cbrt() wherever an integer can be. */
+	CHECK(worst_rel < 0.002, "worst relative error %.5f%%", worst_rel * 100);
+	CHECK_EQ(cubic_root(0), 0);
+	CHECK_EQ(cubic_root(1), 1);
+	CHECK_EQ(cubic_root(7), 1);
+	CHECK_EQ(cubic_root(8), 2);
+	CHECK_EQ(cubic_root(~0ULL), 2642245);
+}
+
+/* RFC 9438 eq. 2: K = cbrt(Wmax (1 - beta) / C) seconds. */
+TEST(k_matches_rfc)
+{
+	struct cubic_tunables t;
+	__u32 scales[] = { 41, 10, 200, 1024 };
+
+	cubic_tunables_defaults(&t);
+	for (size_t i = 0; i < sizeof(scales) / sizeof(scales[0]); i++) {
+		t.bic_scale = scales[i];
+		for (__u32 d = 1; d < 200000; d = d * 3 + 7) {
+			double k = cubic_root(cubic_cube_factor(&t) * d) / 1024.0;
+			double want = cbrt(d / C_OF(scales[i]));
+
+			CHECK(fabs(k - want) <= 0.005 * want + 1.0 / 1024,
+			      "bic_scale %u d %u: K %.4f s, RFC %.4f s", scales[i], d, k, want);
+		}
+	}
+}
+
+/* RFC 9438 eq. 1: W(t) = C (t - K)^3 + Wmax, before and after the plateau. */
+TEST(target_window_matches_rfc)
+{
+	struct cubic_state s;
+	struct cubic_tunables t;
+	const __u32 wmax = 1000, cwnd = 700;
+
+	setup(&s, &t);
+	s.last_max_cwnd = wmax;
+	cubic_update(&s, &t, cwnd, 1, 5000, HZ); /* starts the epoch: K, origin */
+	CHECK_EQ(s.bic_origin_point, wmax);
+	CHECK_EQ(s.epoch_start, 5000);
+
+	for (__u64 tt = 0; tt <= 3 * (__u64)s.bic_K; tt += s.bic_K / 16) {
+		double sec = tt / 1024.0, k = s.bic_K / 1024.0;
+		double want = C_OF(41) * pow(sec - k, 3) + wmax;
+		__u32 got = cubic_target(&s, &t, tt);
+
+		CHECK(fabs(got - want) <= 1.0 + 0.001 * want, "t=%.3f s: W %u, RFC %.2f", sec, got,
+		      want);
+	}
+	/* At t = 0 the window is Wmax - (Wmax - cwnd) = cwnd, give or take K's rounding. */
+	CHECK(abs((int)cubic_target(&s, &t, 0) - (int)cwnd) <= 1, "W(0) %u",
+	      cubic_target(&s, &t, 0));
+}
+
+/* Before any loss (Wmax = 0), cnt is at most 20: at least 5% growth per RTT. */
+TEST(first_epoch_grows_five_percent)
+{
+	struct cubic_state s;
+	struct cubic_tunables t;
+
+	setup(&s, &t);
+	cubic_update(&s, &t, 100, 1, 1000, HZ);
+	CHECK(s.cnt <= 20 && s.cnt >= 2, "cnt %u", s.cnt);
+}
+
+/* Drive cong_avoid over n RTTs of rtt_j jiffies; returns the final cwnd. */
+static __u32 simulate_ca(struct cubic_state *s, const struct cubic_tunables *t, __u32 cwnd,
+			 int rtts, __u32 rtt_j)
+{
+	struct cubic_win w = { .cwnd = cwnd, .ssthresh = cwnd, .clamp = 100000 };
+	__u32 now = 1000;
+
+	for (int r = 0; r < rtts; r++) {
+		__u32 n = w.cwnd;
+
+		for (__u32 k = 0; k < n; k++)
+			cubic_cong_avoid(s, t, &w, 1, now + k * rtt_j / n, HZ);
+		now += rtt_j;
+	}
+	return w.cwnd;
+}
+
+/*
+ * RFC 9438 section 4.3: in the Reno-friendly region cwnd follows W_est, which
+ * grows by alpha = 3 (1 - beta) / (1 + beta) = 0.53 packets per RTT.
+ */
+TEST(reno_friendly_growth)
+{
+	struct cubic_state s;
+	struct cubic_tunables t;
+	double alpha = 3.0 * (1 - 717 / 1024.0) / (1 + 717 / 1024.0);
+	__u32 end;
+
+	setup(&s, &t);
+	t.bic_scale = 1; /* C tiny: the cubic term is negligible, Reno leads */
+	s.delay_min = 100000;
+	s.last_max_cwnd = 100;
+	end = simulate_ca(&s, &t, 100, 40, 25);
+	CHECK(fabs((end - 100) - 40 * alpha) <= 3.0, "grew %u in 40 RTTs, want %.1f", end - 100,
+	      40 * alpha);
+
+	setup(&s, &t);
+	t.bic_scale = 1;
+	t.tcp_friendliness = 0;
+	s.delay_min = 100000;
+	s.last_max_cwnd = 100;
+	end = simulate_ca(&s, &t, 100, 40, 25);
+	CHECK(end - 100 <= 3, "without friendliness grew %u in 40 RTTs", end - 100);
+}
+
+/* Concave then convex: after a loss cwnd climbs back to Wmax in about K. */
+TEST(recovers_to_wmax_in_k)
+{
+	struct cubic_state s;
+	struct cubic_tunables t;
+	__u32 ssthresh, end;
+
+	setup(&s, &t);
+	s.delay_min = 40000;
+	ssthresh = cubic_recalc_ssthresh(&s, &t, 1000);
+	CHECK_EQ(ssthresh, 700);
+	/* K = cbrt(300 / 0.4) = 9.08 s = 227 RTTs of 40 ms; at K, W = Wmax */
+	end = simulate_ca(&s, &t, ssthresh, 227, 10);
+	CHECK(end >= 985 && end <= 1015, "cwnd %u at t = K, want about 1000", end);
+}
+
+TEST(window_after_loss)
+{
+	struct cubic_state s;
+	struct cubic_tunables t;
+
+	setup(&s, &t);
+	CHECK_EQ(cubic_recalc_ssthresh(&s, &t, 1000), 1000 * 717 / 1024);
+	CHECK_EQ(s.last_max_cwnd, 1000);
+	CHECK_EQ(s.epoch_start, 0);
+	/* fast convergence: a loss below Wmax remembers cwnd x (1 + beta) / 2 */
+	CHECK_EQ(cubic_recalc_ssthresh(&s, &t, 800), 800 * 717 / 1024);
+	CHECK_EQ(s.last_max_cwnd, 800 * (1024 + 717) / 2048);
+	t.fast_convergence = 0;
+	cubic_recalc_ssthresh(&s, &t, 600);
+	CHECK_EQ(s.last_max_cwnd, 600);
+	/* never below 2 */
+	CHECK_EQ(cubic_recalc_ssthresh(&s, &t, 2), 2);
+	/* beta is live and clamped */
+	t.beta = 512;
+	CHECK_EQ(cubic_recalc_ssthresh(&s, &t, 1000), 500);
+	t.beta = 0; /* a raw 0 written into the map reads as the minimum, 1 */
+	CHECK_EQ(cubic_recalc_ssthresh(&s, &t, 100000), 97);
+	t.beta = 5000; /* ... and too large as 1023 */
+	CHECK_EQ(cubic_recalc_ssthresh(&s, &t, 1024), 1023);
+}
+
+TEST(slow_start_and_ai)
+{
+	struct cubic_win w = { .cwnd = 10, .ssthresh = 15, .clamp = 1000 };
+
+	CHECK_EQ(cubic_slow_start(&w, 8), 3);
+	CHECK_EQ(w.cwnd, 15);
+	w = (struct cubic_win){ .cwnd = 10, .ssthresh = 100, .clamp = 12 };
+	CHECK_EQ(cubic_slow_start(&w, 8), 0);
+	CHECK_EQ(w.cwnd, 12);
+	w = (struct cubic_win){ .cwnd = 10, .cwnd_cnt = 0, .clamp = 1000 };
+	cubic_cong_avoid_ai(&w, 5, 12);
+	CHECK_EQ(w.cwnd, 12);
+	CHECK_EQ(w.cwnd_cnt, 2);
+	w = (struct cubic_win){ .cwnd = 10, .cwnd_cnt = 7, .clamp = 1000 };
+	cubic_cong_avoid_ai(&w, 5, 1); /* credit from a larger w applies first */
+	CHECK_EQ(w.cwnd, 11);
+	CHECK_EQ(w.cwnd_cnt, 1);
+}
+
+TEST(idle_shifts_epoch)
+{
+	struct cubic_state s = { .epoch_start = 1000 };
+
+	cubic_on_tx_start(&s, 1500, 1400);
+	CHECK_EQ(s.epoch_start, 1100);
+	s.epoch_start = 1450;
+	cubic_on_tx_start(&s, 1500, 1400); /* never into the future */
+	CHECK_EQ(s.epoch_start, 1500);
+	s.epoch_start = 0;
+	cubic_on_tx_start(&s, 1500, 1400); /* no epoch, nothing to shift */
+	CHECK_EQ(s.epoch_start, 0);
+}
+
+TEST(initial_ssthresh_only_without_hystart)
+{
+	struct cubic_state s = {};
+	struct cubic_tunables t;
+
+	cubic_tunables_defaults(&t);
+	t.initial_ssthresh = 50;
+	CHECK_EQ(cubic_init(&s, &t, 0, 0), 0);
+	t.hystart = CUBIC_HYSTART_OFF;
+	CHECK_EQ(cubic_init(&s, &t, 0, 0), 50);
+	CHECK(s.flags & CUBIC_SF_INIT, "init flag");
+}
+
+/* ---- HyStart ---- */
+
+/*
+ * ACKs every gap_us from t=0 with RTT rtt_us; returns the index (1-based) of
+ * the ACK on which HyStart fired, or 0.
+ */
+static int train_fires_at(struct cubic_tunables *t, __u32 cwnd, __u32 gap_us, __u32 rtt_us,
+			  __u64 pacing_rate, __u8 paced, int max_acks, struct hystart_verdict *v)
+{
+	struct cubic_state s;
+	struct cubic_tunables saved = *t;
+
+	setup(&s, t);
+	*t = saved;
+	for (int k = 0; k <= max_acks; k++) {
+		struct cubic_ack a = ack_at(k * gap_us, (__s32)rtt_us, cwnd);
+
+		a.pacing_rate = pacing_rate;
+		a.gso_max_size = 65536;
+		a.paced = paced;
+		if (cubic_pkts_acked(&s, t, &a, v))
+			return k;
+	}
+	return 0;
+}
+
+TEST(ack_train_fires_on_exact_ack)
+{
+	struct cubic_tunables t;
+	struct hystart_verdict v;
+
+	cubic_tunables_defaults(&t);
+	t.hystart_detect = CUBIC_HYSTART_ACK_TRAIN;
+	/* delay_min 10 ms, unpaced: threshold (10000 x 8) >> 4 = 5000 us; the ACK at
+	 * 5000 us is not past it, the one at 5100 us is. */
+	CHECK_EQ(train_fires_at(&t, 16, 100, 10000, 0, 0, 200, &v), 51);
+	CHECK_EQ(v.found, CUBIC_HYSTART_ACK_TRAIN);
+	CHECK_EQ(v.train_thresh, 5000);
+	CHECK_EQ(v.train_len, 5100);
+	/* the 2011 patch: 2 x delay_min */
+	t.ack_train_shift = 2;
+	CHECK_EQ(train_fires_at(&t, 16, 100, 10000, 0, 0, 400, &v), 201);
+	CHECK_EQ(v.train_thresh, 20000);
+}
+
+TEST(ack_train_low_window)
+{
+	struct cubic_tunables t;
+	struct hystart_verdict v;
+
+	cubic_tunables_defaults(&t);
+	t.hystart_detect = CUBIC_HYSTART_ACK_TRAIN;
+	CHECK_EQ(train_fires_at(&t, 15, 100, 10000, 0, 0, 300, &v), 0);
+	CHECK_EQ(train_fires_at(&t, 16, 100, 10000, 0, 0, 300, &v), 51);
+	t.hystart_low_window = 100;
+	CHECK_EQ(train_fires_at(&t, 99, 100, 10000, 0, 0, 300, &v), 0);
+}
+
+TEST(ack_train_gap)
+{
+	struct cubic_tunables t;
+	struct hystart_verdict v;
+
+	cubic_tunables_defaults(&t);
+	t.hystart_detect = CUBIC_HYSTART_ACK_TRAIN;
+	/* a 2000 us gap still continues the train (fires at 6000 > 5000), 2001 does not */
+	CHECK_EQ(train_fires_at(&t, 16, 2000, 10000, 0, 0, 300, &v), 3);
+	CHECK_EQ(train_fires_at(&t, 16, 2001, 10000, 0, 0, 300, &v), 0);
+	t.hystart_ack_delta_us = 3000;
+	CHECK_EQ(train_fires_at(&t, 16, 2001, 10000, 0, 0, 300, &v), 3);
+}
+
+TEST(ack_train_pacing_and_cushion)
+{
+	struct cubic_tunables t;
+	struct hystart_verdict v;
+
+	cubic_tunables_defaults(&t);
+	t.hystart_detect = CUBIC_HYSTART_ACK_TRAIN;
+	/* paced: no halving, threshold = delay_min = 10000 */
+	CHECK_EQ(train_fires_at(&t, 16, 100, 10000, 0, 1, 300, &v), 101);
+	CHECK_EQ(v.train_thresh, 10000);
+	/* cushion 65536 x 4 x 1e6 / 1e9 = 262 us: (10262 x 8) >> 4 = 5131 */
+	CHECK_EQ(train_fires_at(&t, 16, 100, 10000, 1000000000ULL, 0, 300, &v), 52);
+	CHECK_EQ(v.train_thresh, 5131);
+	/* a slow pacing rate caps the cushion at 1 ms: 11000 / 2 = 5500 */
+	CHECK_EQ(train_fires_at(&t, 16, 100, 10000, 1000, 0, 300, &v), 56);
+	CHECK_EQ(v.train_thresh, 5500);
+}
+
+/*
+ * Delay test: one ACK sets delay_min, then a new round of samples of rtt_us.
+ * Returns the 1-based sample of the new round on which HyStart fired, or 0.
+ */
+static int delay_fires_at(struct cubic_tunables *t, __u32 delay_min, __u32 rtt_us, int max,
+			  struct hystart_verdict *v)
+{
+	struct cubic_state s;
+	struct cubic_tunables saved = *t;
+	struct cubic_ack a;
+
+	setup(&s, t);
+	*t = saved;
+	a = ack_at(0, (__s32)delay_min, 100);
+	cubic_pkts_acked(&s, t, &a, v);
+	for (int k = 1; k <= max; k++) {
+		/* far apart: no ACK train; the first one starts a new round */
+		a = ack_at(k * 10000, (__s32)rtt_us, 100);
+		a.snd_una = 1001;
+		a.snd_nxt = 5000;
+		if (cubic_pkts_acked(&s, t, &a, v))
+			return k;
+		if (k == 1 && t->hystart == CUBIC_HYSTART_LINUX && (t->hystart_detect & CUBIC_HYSTART_DELAY))
+			CHECK(s.rounds == 1 && s.sample_cnt == 1, "new round: rounds %u samples %u",
+			      s.rounds, s.sample_cnt);
+	}
+	return 0;
+}
+
+TEST(delay_fires_on_exact_sample)
+{
+	struct cubic_tunables t;
+	struct hystart_verdict v;
+
+	cubic_tunables_defaults(&t);
+	t.hystart_detect = CUBIC_HYSTART_DELAY;
+	/* delay_min 10 ms: threshold 10000 + clamp(1250, 4000, 16000) = 14000; the
+	 * first 8 samples only build the round's minimum, the 9th is tested. */
+	CHECK_EQ(delay_fires_at(&t, 10000, 14001, 20, &v), 9);
+	CHECK_EQ(v.found, CUBIC_HYSTART_DELAY);
+	CHECK_EQ(v.rtt, 14001);
+	CHECK_EQ(v.rtt_thresh, 14000);
+	CHECK_EQ(delay_fires_at(&t, 10000, 14000, 20, &v), 0);
+	t.hystart_min_samples = 4;
+	CHECK_EQ(delay_fires_at(&t, 10000, 14001, 20, &v), 5);
+}
+
+TEST(delay_clamp)
+{
+	struct cubic_tunables t;
+	struct hystart_verdict v;
+
+	cubic_tunables_defaults(&t);
+	t.hystart_detect = CUBIC_HYSTART_DELAY;
+	/* small delay_min: 1000 >> 3 = 125 is raised to 4000 */
+	CHECK_EQ(delay_fires_at(&t, 1000, 4999, 20, &v), 0);
+	CHECK_EQ(delay_fires_at(&t, 1000, 5001, 20, &v), 9);
+	CHECK_EQ(v.rtt_thresh, 5000);
+	/* large delay_min: 200000 >> 3 = 25000 is cut to 16000 */
+	CHECK_EQ(delay_fires_at(&t, 200000, 216001, 20, &v), 9);
+	CHECK_EQ(v.rtt_thresh, 216000);
+	/* the 2011 patch: rtt > 2 x delay_min, unclamped */
+	t.delay_thresh_shift = 0;
+	t.delay_thresh_min_us = 0;
+	t.delay_thresh_max_us = CUBIC_MAX_delay_thresh_max_us;
+	CHECK_EQ(delay_fires_at(&t, 10000, 20000, 20, &v), 0);
+	CHECK_EQ(delay_fires_at(&t, 10000, 20001, 20, &v), 9);
+}
+
+TEST(hystart_off_or_no_detectors)
+{
+	struct cubic_tunables t;
+	struct hystart_verdict v;
+
+	cubic_tunables_defaults(&t);
+	t.hystart = CUBIC_HYSTART_OFF;
+	CHECK_EQ(train_fires_at(&t, 16, 100, 10000, 0, 0, 300, &v), 0);
+	CHECK_EQ(delay_fires_at(&t, 10000, 50000, 20, &v), 0);
+	cubic_tunables_defaults(&t);
+	t.hystart_detect = 0;
+	CHECK_EQ(train_fires_at(&t, 16, 100, 10000, 0, 0, 300, &v), 0);
+	CHECK_EQ(delay_fires_at(&t, 10000, 50000, 20, &v), 0);
+}
+
+/* Linux 2025: rounds restart on snd_una even while cwnd is below the low window. */
+TEST(rounds_tracked_below_low_window)
+{
+	struct cubic_state s;
+	struct cubic_tunables t;
+	struct hystart_verdict v;
+	struct cubic_ack a;
+
+	setup(&s, &t);
+	a = ack_at(7000, 10000, 4);
+	a.snd_una = 1001;
+	a.snd_nxt = 3000;
+	cubic_pkts_acked(&s, &t, &a, &v);
+	CHECK_EQ(s.rounds, 1);
+	CHECK_EQ(s.round_start, 7000);
+	CHECK_EQ(s.end_seq, 3000);
+	CHECK_EQ(s.curr_rtt, ~0U);
+}
+
+/* No HyStart outside slow start, and none once it has fired. */
+TEST(hystart_only_in_slow_start)
+{
+	struct cubic_state s;
+	struct cubic_tunables t;
+	struct hystart_verdict v;
+	struct cubic_ack a;
+	int fired = 0;
+
+	setup(&s, &t);
+	for (int k = 0; k < 300; k++) {
+		a = ack_at(k * 100, 10000, 100);
+		a.ssthresh = 50; /* cwnd >= ssthresh: congestion avoidance */
+		fired |= cubic_pkts_acked(&s, &t, &a, &v);
+	}
+	CHECK_EQ(fired, 0);
+	CHECK_EQ(s.delay_min, 10000);
+}
+
+/* Samples for a second after a reduction are ignored (fast recovery noise). */
+TEST(samples_discarded_after_reduction)
+{
+	struct cubic_state s;
+	struct cubic_tunables t;
+	struct hystart_verdict v;
+	struct cubic_ack a;
+
+	setup(&s, &t);
+	s.delay_min = 10000;
+	s.epoch_start = 100000 - HZ + 1;
+	a = ack_at(0, 5000, 100); /* now_jiffies 100000: less than HZ after epoch start */
+	cubic_pkts_acked(&s, &t, &a, &v);
+	CHECK_EQ(s.delay_min, 10000);
+	s.epoch_start = 100000 - HZ;
+	cubic_pkts_acked(&s, &t, &a, &v);
+	CHECK_EQ(s.delay_min, 5000);
+}
+
+TEST(loss_state_resets)
+{
+	struct cubic_state s;
+	struct cubic_tunables t;
+
+	setup(&s, &t);
+	s.found = CUBIC_HYSTART_DELAY;
+	s.last_max_cwnd = 500;
+	s.delay_min = 1234;
+	s.rounds = 7;
+	cubic_on_loss_state(&s, 99, 4242);
+	CHECK_EQ(s.found, 0);
+	CHECK_EQ(s.last_max_cwnd, 0);
+	CHECK_EQ(s.delay_min, 0);
+	CHECK_EQ(s.end_seq, 4242);
+	CHECK_EQ(s.rounds, 7); /* telemetry survives */
+}
+
+int main(void)
+{
+	RUN(cube_root_exact_floor);
+	RUN(k_matches_rfc);
+	RUN(target_window_matches_rfc);
+	RUN(first_epoch_grows_five_percent);
+	RUN(reno_friendly_growth);
+	RUN(recovers_to_wmax_in_k);
+	RUN(window_after_loss);
+	RUN(slow_start_and_ai);
+	RUN(idle_shifts_epoch);
+	RUN(initial_ssthresh_only_without_hystart);
+	RUN(ack_train_fires_on_exact_ack);
+	RUN(ack_train_low_window);
+	RUN(ack_train_gap);
+	RUN(ack_train_pacing_and_cushion);
+	RUN(delay_fires_on_exact_sample);
+	RUN(delay_clamp);
+	RUN(hystart_off_or_no_detectors);
+	RUN(rounds_tracked_below_low_window);
+	RUN(hystart_only_in_slow_start);
+	RUN(samples_discarded_after_reduction);
+	RUN(loss_state_resets);
+	return unit_done("test_core");
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of the tunables parser and validator (src/tunables.c): every class
+ * of bad input is refused whole, naming the key, and leaves the values as they
+ * were; boundaries min, max, min-1, max+1 for every key.
+ */
+#include <stdbool.h>
+#include <string.h>
+#include "tunables.h"
+#include "unit.h"
+
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Applies words to a default set; returns 0/-1 and checks all-or-nothing. */
+static int apply(const char **words, int n, struct cubic_tunables *out, char *err, size_t len)
+{
+	struct cubic_tunables t, before;
+	int rc;
+
+	cubic_tunables_defaults(&t);
+	before = t;
+	err[0] = '\0';
+	rc = tun_apply_args(n, (char **)words, &t, err, len);
+	if (rc)
+		CHECK(!memcmp(&t, &before, sizeof(t)), "a refused set changed values: %s", err);
+	else
+		CHECK(err[0] == '\0', "success with a message: %s", err);
+	if (out)
+		*out = t;
+	return rc;
+}
+
+static void expect_refused(const char *word, const char *must_mention)
+{
+	const char *words[] = { "bic_scale=30", word };
+	char err[256];
+
+	CHECK(apply(words, 2, NULL, err, sizeof(err)) == -1, "'%s' accepted", word);
+	CHECK(strstr(err, must_mention) != NULL, "'%s': message '%s' does not name '%s'", word, err,
+	      must_mention);
+}
+
+TEST(bad_input_classes)
+{
+	expect_refused("nosuchkey=1", "nosuchkey");	   /* unknown key */
+	expect_refused("beta", "beta");			   /* missing = */
+	expect_refused("=5", "=5");			   /* missing key */
+	expect_refused("beta==5", "more than one '='");	   /* doubled = */
+	expect_refused("beta=5=6", "more than one '='");
+	expect_refused("beta=", "beta: empty");		   /* empty value */
+	expect_refused("beta=abc", "beta: 'abc' is not a whole number");
+	expect_refused("beta=-1", "beta: '-1' is not a whole number"); /* negative */
+	expect_refused("beta=+5", "beta");
+	expect_refused("beta=0.5", "beta: '0.5' is not a whole number"); /* fractional */
+	expect_refused("beta=12abc", "beta: '12abc'");			 /* trailing junk */
+	expect_refused("beta= 5", "beta");
+	expect_refused("beta=99999999999999999999", "too large"); /* overflow */
+	expect_refused("beta=4294967296", "too large");
+	expect_refused("beta=0", "beta: 0 is out of range (allowed 1..1023");
+	expect_refused("beta=1024", "allowed 1..1023");
+	expect_refused("hystart_low_window=0", "hystart_low_window: 0 is out of range");
+	expect_refused("bic_scale=31", "given twice"); /* same key twice */
+	expect_refused("preset=fast", "unknown preset 'fast'");
+	expect_refused("hystart=maybe", "hystart");
+}
+
+TEST(every_key_boundaries)
+{
+	char word[64], err[256];
+
+	for (int id = 0; id < CUBIC_TUN_COUNT; id++) {
+		const struct tun_desc *d = &tun_table[id];
+		struct cubic_tunables t;
+		const char *w[1] = { word };
+
+		/* the thresholds' clamp ends must stay ordered, so test them alone */
+		snprintf(word, sizeof(word), "%s=%u", d->name, d->min);
+		if (id != CUBIC_TUN_delay_thresh_max_us || d->min >= CUBIC_DEF_delay_thresh_min_us) {
+			CHECK(apply(w, 1, &t, err, sizeof(err)) == 0, "%s: %s", word, err);
+			CHECK(tun_get(&t, id) == d->min, "%s not applied", word);
+		}
+		snprintf(word, sizeof(word), "%s=%u", d->name, d->max);
+		if (id != CUBIC_TUN_delay_thresh_min_us) {
+			CHECK(apply(w, 1, &t, err, sizeof(err)) == 0, "%s: %s", word, err);
+			CHECK(tun_get(&t, id) == d->max, "%s not applied", word);
+		}
+		if (d->min > 0) {
+			snprintf(word, sizeof(word), "%s=%u", d->name, d->min - 1);
+			CHECK(apply(w, 1, NULL, err, sizeof(err)) == -1, "%s accepted", word);
+			CHECK(strstr(err, d->name) != NULL, "%s: '%s'", word, err);
+		}
+		if (d->max < 0xffffffffU) {
+			snprintf(word, sizeof(word), "%s=%llu", d->name, (unsigned long long)d->max + 1);
+			CHECK(apply(w, 1, NULL, err, sizeof(err)) == -1, "%s accepted", word);
+			CHECK(strstr(err, d->name) != NULL, "%s: '%s'", word, err);
+		}
+		/* the default is valid and is what the table says */
+		cubic_tunables_defaults(&t);
+		CHECK(tun_get(&t, id) == d->def, "%s default", d->name);
+		CHECK(d->def >= d->min && d->def <= d->max, "%s default out of its range", d->name);
+	}
+}
+
+TEST(defaults_equal_linux)
+{
+	struct cubic_tunables t;
+
+	cubic_tunables_defaults(&t);
+	CHECK_EQ(t.beta, 717);
+	CHECK_EQ(t.bic_scale, 41);
+	CHECK_EQ(t.fast_convergence, 1);
+	CHECK_EQ(t.tcp_friendliness, 1);
+	CHECK_EQ(t.initial_ssthresh, 0);
+	CHECK_EQ(t.hystart, 1);
+	CHECK_EQ(t.hystart_detect, 3);
+	CHECK_EQ(t.hystart_low_window, 16);
+	CHECK_EQ(t.hystart_ack_delta_us, 2000);
+	CHECK_EQ(t.ack_train_shift, 4);
+	CHECK_EQ(t.delay_thresh_shift, 3);
+	CHECK_EQ(t.delay_thresh_min_us, 4000);
+	CHECK_EQ(t.delay_thresh_max_us, 16000);
+	CHECK_EQ(t.hystart_min_samples, 8);
+}
+
+TEST(cross_key_rule)
+{
+	const char *w[] = { "delay_thresh_min_us=20000" };
+	const char *ok[] = { "delay_thresh_min_us=20000", "delay_thresh_max_us=30000" };
+	char err[256];
+
+	CHECK(apply(w, 1, NULL, err, sizeof(err)) == -1, "min above max accepted");
+	CHECK(strstr(err, "delay_thresh_min_us") != NULL, "%s", err);
+	CHECK(apply(ok, 2, NULL, err, sizeof(err)) == 0, "%s", err);
+}
+
+TEST(names_and_presets)
+{
+	struct cubic_tunables t;
+	const char *w1[] = { "hystart=off", "hystart_detect=delay", "fast_convergence=on" };
+	const char *w2[] = { "preset=nussbaum-2011" };
+	const char *w3[] = { "ack_train_shift=3", "preset=nussbaum-2011" };
+	const char *w4[] = { "preset=off", "preset=linux" };
+	const char *w5[] = { "preset=linux" };
+	char err[256];
+
+	CHECK(apply(w1, 3, &t, err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(t.hystart, CUBIC_HYSTART_OFF);
+	CHECK_EQ(t.hystart_detect, CUBIC_HYSTART_DELAY);
+	CHECK_EQ(t.fast_convergence, 1);
+	CHECK(!strcmp(tun_value_name(CUBIC_TUN_hystart, 1), "linux"), "name of hystart=1");
+
+	CHECK(apply(w2, 1, &t, err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(t.ack_train_shift, 2);
+	CHECK_EQ(t.delay_thresh_shift, 0);
+	CHECK_EQ(t.delay_thresh_min_us, 0);
+	CHECK_EQ(t.beta, 717);
+	/* keys apply on top of the preset, whatever their order */
+	CHECK(apply(w3, 2, &t, err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(t.ack_train_shift, 3);
+	CHECK_EQ(t.delay_thresh_shift, 0);
+	CHECK(apply(w4, 2, NULL, err, sizeof(err)) == -1, "two presets accepted");
+	/* linux puts back every default */
+	{
+		struct cubic_tunables d, start;
+
+		cubic_tunables_defaults(&d);
+		start = d;
+		start.beta = 100;
+		start.ack_train_shift = 2;
+		CHECK(tun_apply_args(1, (char **)w5, &start, err, sizeof(err)) == 0, "%s", err);
+		CHECK(!memcmp(&start, &d, sizeof(d)), "preset=linux did not restore the defaults");
+	}
+	for (const struct tun_preset *p = tun_presets; p->name; p++) {
+		CHECK(tun_preset(p->name, &t) == 0, "preset %s", p->name);
+		CHECK(tun_check(&t, err, sizeof(err)) == 0, "preset %s invalid: %s", p->name, err);
+	}
+}
+
+/* Every key in table order, and the struct really is one __u32 per key. */
+TEST(table_is_the_struct)
+{
+	struct cubic_tunables t;
+
+	memset(&t, 0, sizeof(t));
+	t.hystart_min_samples = 77;
+	CHECK_EQ(tun_get(&t, CUBIC_TUN_hystart_min_samples), 77);
+	CHECK_EQ(tun_lookup("beta"), CUBIC_TUN_beta);
+	CHECK_EQ(tun_lookup("nope"), -1);
+	CHECK_EQ(N(tun_table), CUBIC_TUN_COUNT);
+}
+
+int main(void)
+{
+	RUN(bad_input_classes);
+	RUN(every_key_boundaries);
+	RUN(defaults_equal_linux);
+	RUN(cross_key_rule);
+	RUN(names_and_presets);
+	RUN(table_is_the_struct);
+	return unit_done("test_tunables");
+}
