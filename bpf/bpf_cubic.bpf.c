@@ -13,11 +13,14 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 #include "cubic_core.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 extern unsigned long CONFIG_HZ __kconfig;
+
+#define AF_INET6 10
 
 _Static_assert(sizeof(struct cubic_state) <=
 		       sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),
@@ -43,6 +46,17 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cubic_info);
 } info SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, CUBIC_RING_DEFAULT); /* cubicctl load --ring-size */
+} events SEC(".maps");
+
+/* Set by cubicctl before load: the instance's name, for the records. */
+const volatile char instance_name[CUBIC_NAME_MAX] = {};
+
+#define TCP_INFINITE_SSTHRESH 0x7fffffff
+#define TCP_CHRONO_RWND_LIMITED 2
 
 /* Used only if the tunables lookup failed, which an array of 1 cannot do. */
 static const struct cubic_tunables fallback_tunables = {
@@ -87,6 +101,82 @@ static __always_inline bool tcp_is_cwnd_limited(const struct tcp_sock *tp)
 	if (tp->snd_cwnd < tp->snd_ssthresh)
 		return tp->snd_cwnd < 2 * tp->max_packets_out;
 	return false;
+}
+
+/*
+ * One record per slow-start exit: only ever called at an exit, never per ACK.
+ * A full ring is counted, not hidden.
+ */
+struct exit_info {
+	__u32 flags;	       /* CUBIC_EV_* reasons */
+	__u32 ssthresh_before; /* ssthresh before this exit */
+	__u32 ssthresh;	       /* ssthresh set by it */
+	__u32 rtt_us;	       /* the RTT sample that decided it, 0 for a loss */
+	struct hystart_verdict v;
+};
+
+static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
+{
+	__u32 flags = x->flags;
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	struct sock_common *c = &sk->__sk_common;
+	struct cubic_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(CUBIC_CNT_EVENT_DROPS, 1);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->ts_ns = bpf_ktime_get_ns();
+	e->cookie = c->skc_cookie.counter;
+	e->since_start_us = tp->tcp_mstamp - s->start_us;
+	e->pacing_rate = sk->sk_pacing_rate;
+	e->bytes_acked = tp->bytes_acked;
+	e->cwnd = tp->snd_cwnd;
+	e->ssthresh = x->ssthresh;
+	e->delay_min_us = s->delay_min;
+	e->round_min_rtt_us = s->curr_rtt;
+	e->rtt_us = x->rtt_us;
+	e->train_len_us = x->v.train_len;
+	e->train_thresh_us = x->v.train_thresh;
+	e->delay_thresh_us = x->v.rtt_thresh;
+	e->samples = s->sample_cnt;
+	e->rounds = s->rounds;
+	e->srtt_us = tp->srtt_us >> 3;
+	e->mss = tp->mss_cache;
+	e->snd_wnd = tp->snd_wnd;
+	e->rwnd_limited_ms =
+		(__u32)((__u64)tp->chrono_stat[TCP_CHRONO_RWND_LIMITED - 1] * 1000 / CONFIG_HZ);
+
+	if (BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited))
+		flags |= CUBIC_EV_CWND_LIMITED;
+	if ((__u64)tp->snd_wnd < (__u64)tp->snd_cwnd * tp->mss_cache)
+		flags |= CUBIC_EV_RWND_LIMITED;
+	if (sk->sk_pacing_status != SK_PACING_NONE)
+		flags |= CUBIC_EV_PACED;
+	if (x->ssthresh_before >= TCP_INFINITE_SSTHRESH)
+		flags |= CUBIC_EV_INITIAL;
+	e->flags = flags;
+
+	e->family = c->skc_family;
+	e->sport = c->skc_num;
+	e->dport = bpf_ntohs(c->skc_dport);
+	if (c->skc_family == AF_INET6) {
+		for (int i = 0; i < 4; i++) {
+			((__u32 *)e->saddr)[i] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[i];
+			((__u32 *)e->daddr)[i] = c->skc_v6_daddr.in6_u.u6_addr32[i];
+		}
+	} else {
+		*(__u32 *)e->saddr = c->skc_rcv_saddr;
+		*(__u32 *)e->daddr = c->skc_daddr;
+	}
+	for (int i = 0; i < CUBIC_NAME_MAX; i++)
+		e->instance[i] = instance_name[i];
+
+	bpf_ringbuf_submit(e, 0);
+	count(CUBIC_CNT_EVENTS, 1);
 }
 
 SEC("struct_ops/bc_init")
@@ -138,8 +228,20 @@ SEC("struct_ops/bc_recalc_ssthresh")
 __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	__u32 cwnd = tp->snd_cwnd, before = tp->snd_ssthresh, ssthresh;
+	int ss_exit = cubic_loss_ends_slow_start(s, cwnd, before);
 
-	return cubic_recalc_ssthresh(ca_state(sk), get_tunables(), tp->snd_cwnd);
+	ssthresh = cubic_recalc_ssthresh(s, get_tunables(), cwnd);
+	if (ss_exit) {
+		count(CUBIC_CNT_EXIT_LOSS, 1);
+		count(CUBIC_CNT_EXIT_LOSS_CWND, cwnd);
+		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
+				       .ssthresh = ssthresh };
+
+		emit_exit(sk, &x);
+	}
+	return ssthresh;
 }
 
 SEC("struct_ops/bc_set_state")
@@ -164,7 +266,7 @@ SEC("struct_ops/bc_pkts_acked")
 void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	struct hystart_verdict v;
+	struct exit_info x = {};
 	struct cubic_ack a;
 	__u8 fired;
 
@@ -182,11 +284,16 @@ void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 	a.gso_max_size = sk->sk_gso_max_size;
 	a.paced = sk->sk_pacing_status != SK_PACING_NONE;
 
-	fired = cubic_pkts_acked(ca_state(sk), get_tunables(), &a, &v);
+	fired = cubic_pkts_acked(ca_state(sk), get_tunables(), &a, &x.v);
 	if (!fired)
 		return;
 
 	tp->snd_ssthresh = a.cwnd;
+	x.flags = fired;
+	x.ssthresh_before = a.ssthresh;
+	x.ssthresh = a.cwnd;
+	x.rtt_us = (__u32)a.rtt_us;
+	emit_exit(sk, &x);
 	/* Same accounting as Linux's TcpExtTCPHystart{Train,Delay}{Detect,Cwnd}. */
 	if (fired & CUBIC_HYSTART_ACK_TRAIN) {
 		count(CUBIC_CNT_EXIT_TRAIN, 1);

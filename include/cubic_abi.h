@@ -24,6 +24,10 @@
 #define CUBIC_PIN_TUNABLES "tunables" /* array[1] of struct cubic_tunables */
 #define CUBIC_PIN_COUNTERS "counters" /* percpu array[1] of struct cubic_counters */
 #define CUBIC_PIN_INFO	   "info"     /* array[1] of struct cubic_info */
+#define CUBIC_PIN_EVENTS   "events"   /* ring buffer of struct cubic_event */
+
+/* Default size of the events ring, bytes (a power of 2, at least a page). */
+#define CUBIC_RING_DEFAULT (256 * 1024)
 
 /* HyStart detector bits: the "hystart_detect" tunable and the exit flags. */
 #define CUBIC_HYSTART_ACK_TRAIN 0x1
@@ -37,12 +41,16 @@ enum cubic_hystart_mode {
 
 /* Per-CPU counters of one instance; cubicctl sums them over CPUs. */
 enum cubic_counter {
-	CUBIC_CNT_FLOW_INIT,	/* flows that ran our init */
-	CUBIC_CNT_FLOW_RELEASE, /* flows released (closed or switched away) */
-	CUBIC_CNT_EXIT_TRAIN,	/* HyStart ACK-train exits (TcpExtTCPHystartTrainDetect) */
+	CUBIC_CNT_FLOW_INIT,	   /* flows that ran our init */
+	CUBIC_CNT_FLOW_RELEASE,	   /* flows released (closed or switched away) */
+	CUBIC_CNT_EXIT_TRAIN,	   /* HyStart ACK-train exits (TcpExtTCPHystartTrainDetect) */
 	CUBIC_CNT_EXIT_TRAIN_CWND, /* sum of cwnd at those exits (TcpExtTCPHystartTrainCwnd) */
 	CUBIC_CNT_EXIT_DELAY,	   /* HyStart delay exits (TcpExtTCPHystartDelayDetect) */
 	CUBIC_CNT_EXIT_DELAY_CWND, /* sum of cwnd at those exits (TcpExtTCPHystartDelayCwnd) */
+	CUBIC_CNT_EXIT_LOSS,	   /* slow starts ended by loss, RTO or ECN before HyStart */
+	CUBIC_CNT_EXIT_LOSS_CWND,  /* sum of cwnd at those exits */
+	CUBIC_CNT_EVENTS,	   /* records written to the ring */
+	CUBIC_CNT_EVENT_DROPS,	   /* records lost: the ring was full */
 	CUBIC_CNT_MAX
 };
 
@@ -56,6 +64,48 @@ struct cubic_info {
 	__u32 reserved;
 	__u64 load_time_ns; /* CLOCK_REALTIME at load */
 	char name[CUBIC_NAME_MAX];
+};
+
+/* cubic_event.flags: why the record was written (one or more) ... */
+#define CUBIC_EV_ACK_TRAIN CUBIC_HYSTART_ACK_TRAIN /* HyStart's ACK train fired */
+#define CUBIC_EV_DELAY	   CUBIC_HYSTART_DELAY	   /* HyStart's delay test fired */
+#define CUBIC_EV_LOSS	   0x0004 /* slow start ended by loss, RTO or ECN before HyStart */
+#define CUBIC_EV_REASONS   0x00ff
+/* ... and the flow's context */
+#define CUBIC_EV_CWND_LIMITED 0x0100 /* tcp_sock.is_cwnd_limited */
+#define CUBIC_EV_RWND_LIMITED 0x0200 /* the peer's window (snd_wnd) is below cwnd x mss */
+#define CUBIC_EV_PACED	      0x0400 /* sk_pacing_status != SK_PACING_NONE */
+#define CUBIC_EV_INITIAL      0x0800 /* the flow's first slow start (ssthresh was unset) */
+
+/* One record per slow-start exit, in the events ring. */
+struct cubic_event {
+	__u64 ts_ns;	      /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u64 cookie;	      /* socket cookie; 0 if the kernel has not made one yet */
+	__u64 since_start_us; /* since the flow's init */
+	__u64 pacing_rate;    /* bytes/s */
+	__u64 bytes_acked;
+	__u32 flags;	      /* CUBIC_EV_* */
+	__u32 cwnd;	      /* packets, at the exit */
+	__u32 ssthresh;	      /* packets, as set by the exit */
+	__u32 delay_min_us;
+	__u32 round_min_rtt_us; /* this round's minimum RTT (~0: no sample yet) */
+	__u32 rtt_us;		/* this ACK's RTT sample (0 for LOSS) */
+	__u32 train_len_us;	/* ACK train length, when the train fired */
+	__u32 train_thresh_us;	/* the threshold it crossed */
+	__u32 delay_thresh_us;	/* delay_min + clamp(...), when the delay test fired */
+	__u32 samples;		/* RTT samples in this round */
+	__u32 rounds;		/* HyStart rounds since the flow began */
+	__u32 srtt_us;
+	__u32 mss;
+	__u32 snd_wnd;		/* the peer's receive window, bytes */
+	__u32 rwnd_limited_ms;	/* time the flow has spent receive-window limited */
+	__u16 family;		/* AF_INET or AF_INET6 */
+	__u16 sport;		/* host order */
+	__u16 dport;		/* host order */
+	__u16 pad;
+	__u8 saddr[16];		/* IPv4 in the first 4 bytes */
+	__u8 daddr[16];
+	char instance[CUBIC_NAME_MAX];
 };
 
 #include "cubic_tunables.h"

@@ -400,6 +400,16 @@ static inline __u32 cubic_recalc_ssthresh(struct cubic_state *s, const struct cu
 	return ssthresh > 2 ? ssthresh : 2;
 }
 
+/*
+ * A reduction (loss, RTO, ECN) while still in slow start and before HyStart
+ * fired: slow start ended without HyStart. Asked before ssthresh changes.
+ */
+static inline int cubic_loss_ends_slow_start(const struct cubic_state *s, __u32 cwnd,
+					     __u32 ssthresh)
+{
+	return cwnd < ssthresh && !s->found;
+}
+
 /* cubictcp_state(TCP_CA_Loss): start over, including HyStart. */
 static inline void cubic_on_loss_state(struct cubic_state *s, __u32 now_us, __u32 snd_nxt)
 {

@@ -8,15 +8,33 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: cubicctl load [--name NAME] [--preset PRESET] [KEY=VALUE...]\n"
+		"usage: cubicctl load [--name NAME] [--preset PRESET] [--ring-size BYTES] "
+		"[KEY=VALUE...]\n"
 		"Registers a bpf_cubic instance (default name %s) and exits; it stays\n"
-		"registered until 'cubicctl unload'. Its maps are pinned under %s/NAME.\n",
-		CUBIC_DEFAULT_NAME, CUBIC_PIN_ROOT);
+		"registered until 'cubicctl unload'. Its maps are pinned under %s/NAME.\n"
+		"--ring-size sets the events ring (a power of 2, at least 4096; default %u).\n",
+		CUBIC_DEFAULT_NAME, CUBIC_PIN_ROOT, CUBIC_RING_DEFAULT);
+}
+
+static int parse_ring_size(const char *s, __u32 *out)
+{
+	unsigned long long v = 0;
+	const char *p;
+
+	for (p = s; *p >= '0' && *p <= '9' && v <= (1ULL << 31); p++)
+		v = v * 10 + (unsigned)(*p - '0');
+	if (!*s || *p || v < 4096 || v > (1ULL << 30) || (v & (v - 1))) {
+		errmsg("--ring-size: '%s' is not a power of 2 from 4096 to 1073741824 bytes", s);
+		return -1;
+	}
+	*out = (__u32)v;
+	return 0;
 }
 
 int cmd_load(int argc, char **argv)
 {
-	const char *name = CUBIC_DEFAULT_NAME, *preset = NULL;
+	const char *name = CUBIC_DEFAULT_NAME, *preset = NULL, *ring = NULL;
+	__u32 ring_size = CUBIC_RING_DEFAULT;
 	char *words[CUBIC_TUN_COUNT + 2], preset_word[80], err[256];
 	struct cubic_tunables t;
 	struct instance in;
@@ -35,6 +53,13 @@ int cmd_load(int argc, char **argv)
 		}
 		if (opt_value(argc, argv, &i, "--preset", &preset)) {
 			if (!preset)
+				return EXIT_USAGE;
+			continue;
+		}
+		if (opt_value(argc, argv, &i, "--ring-size", &ring)) {
+			if (!ring)
+				return EXIT_USAGE;
+			if (parse_ring_size(ring, &ring_size))
 				return EXIT_USAGE;
 			continue;
 		}
@@ -102,7 +127,7 @@ int cmd_load(int argc, char **argv)
 		rc = EXIT_FAIL;
 		goto out;
 	}
-	if (instance_load(name, &t)) {
+	if (instance_load(name, &t, ring_size)) {
 		rc = EXIT_FAIL;
 		goto out;
 	}

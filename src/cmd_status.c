@@ -43,11 +43,17 @@ static void print_text(const struct instance *in, enum instance_state st,
 	printf("  flows     %llu initialised, %llu released\n",
 	       (unsigned long long)c->c[CUBIC_CNT_FLOW_INIT],
 	       (unsigned long long)c->c[CUBIC_CNT_FLOW_RELEASE]);
-	printf("  exits     ack_train %llu (mean cwnd %.1f), delay %llu (mean cwnd %.1f)\n",
+	printf("  exits     ack_train %llu (mean cwnd %.1f), delay %llu (mean cwnd %.1f), "
+	       "loss %llu (mean cwnd %.1f)\n",
 	       (unsigned long long)c->c[CUBIC_CNT_EXIT_TRAIN],
 	       mean(c->c[CUBIC_CNT_EXIT_TRAIN_CWND], c->c[CUBIC_CNT_EXIT_TRAIN]),
 	       (unsigned long long)c->c[CUBIC_CNT_EXIT_DELAY],
-	       mean(c->c[CUBIC_CNT_EXIT_DELAY_CWND], c->c[CUBIC_CNT_EXIT_DELAY]));
+	       mean(c->c[CUBIC_CNT_EXIT_DELAY_CWND], c->c[CUBIC_CNT_EXIT_DELAY]),
+	       (unsigned long long)c->c[CUBIC_CNT_EXIT_LOSS],
+	       mean(c->c[CUBIC_CNT_EXIT_LOSS_CWND], c->c[CUBIC_CNT_EXIT_LOSS]));
+	printf("  records   %llu written, %llu dropped (ring full)\n",
+	       (unsigned long long)c->c[CUBIC_CNT_EVENTS],
+	       (unsigned long long)c->c[CUBIC_CNT_EVENT_DROPS]);
 	printf("  tunables ");
 	for (int i = 0; i < CUBIC_TUN_COUNT; i++)
 		printf(" %s=%u", tun_table[i].name, tun_get(t, i));
@@ -70,6 +76,10 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 		json_u64(j, "exit_ack_train_cwnd_sum", c->c[CUBIC_CNT_EXIT_TRAIN_CWND]);
 		json_u64(j, "exit_delay", c->c[CUBIC_CNT_EXIT_DELAY]);
 		json_u64(j, "exit_delay_cwnd_sum", c->c[CUBIC_CNT_EXIT_DELAY_CWND]);
+		json_u64(j, "exit_loss", c->c[CUBIC_CNT_EXIT_LOSS]);
+		json_u64(j, "exit_loss_cwnd_sum", c->c[CUBIC_CNT_EXIT_LOSS_CWND]);
+		json_u64(j, "records", c->c[CUBIC_CNT_EVENTS]);
+		json_u64(j, "records_dropped", c->c[CUBIC_CNT_EVENT_DROPS]);
 		json_obj_close(j);
 		json_obj_open(j, "tunables");
 		for (int i = 0; i < CUBIC_TUN_COUNT; i++)

@@ -21,7 +21,8 @@ static void usage(void)
 /* No pins: a registration of ours whose pins were lost can still be found by id. */
 static int unload_unpinned(const char *name)
 {
-	struct instance in = { .ops_fd = -1, .tunables_fd = -1, .counters_fd = -1, .info_fd = -1 };
+	struct instance in = { .ops_fd = -1, .tunables_fd = -1, .counters_fd = -1, .info_fd = -1,
+			       .events_fd = -1 };
 	int err;
 
 	if (!ca_name_registered(name)) {

@@ -60,6 +60,7 @@ struct instance {
 	int tunables_fd;
 	int counters_fd;
 	int info_fd;
+	int events_fd;
 };
 
 enum instance_state {
@@ -81,7 +82,7 @@ int instance_unregister(struct instance *in);
 /* A registered instance of ours under name whose pins are gone: its ops map fd, or -ENOENT. */
 int instance_find_unpinned(const char *name);
 /* Registers a new instance; on failure leaves nothing behind. */
-int instance_load(const char *name, const struct cubic_tunables *t);
+int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_size);
 
 /* libbpf messages go through here; shown with -v. */
 void setup_libbpf_logging(void);
@@ -91,5 +92,6 @@ int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_help(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif /* CUBICCTL_H */

@@ -48,7 +48,7 @@ int instance_open(struct instance *in, const char *name)
 	struct stat st;
 
 	memset(in, 0, sizeof(*in));
-	in->ops_fd = in->tunables_fd = in->counters_fd = in->info_fd = -1;
+	in->ops_fd = in->tunables_fd = in->counters_fd = in->info_fd = in->events_fd = -1;
 	snprintf(in->name, sizeof(in->name), "%s", name);
 	instance_path(in->dir, sizeof(in->dir), name, NULL);
 	if (stat(in->dir, &st) || !S_ISDIR(st.st_mode))
@@ -57,12 +57,14 @@ int instance_open(struct instance *in, const char *name)
 	in->tunables_fd = get_pinned(name, CUBIC_PIN_TUNABLES);
 	in->counters_fd = get_pinned(name, CUBIC_PIN_COUNTERS);
 	in->info_fd = get_pinned(name, CUBIC_PIN_INFO);
+	in->events_fd = get_pinned(name, CUBIC_PIN_EVENTS);
 	return 0;
 }
 
 void instance_close(struct instance *in)
 {
-	int *fds[] = { &in->ops_fd, &in->tunables_fd, &in->counters_fd, &in->info_fd };
+	int *fds[] = { &in->ops_fd, &in->tunables_fd, &in->counters_fd, &in->info_fd,
+		       &in->events_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
@@ -282,7 +284,7 @@ static int pin_map(struct bpf_map *map, const char *name, const char *pin)
 	return err;
 }
 
-int instance_load(const char *name, const struct cubic_tunables *t)
+int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_size)
 {
 	struct bpf_cubic_bpf *skel;
 	struct bpf_link *link;
@@ -320,6 +322,12 @@ int instance_load(const char *name, const struct cubic_tunables *t)
 		errmsg("can't open the BPF object: %s", strerror(-err));
 		goto out;
 	}
+	memcpy((char *)skel->rodata->instance_name, name, strnlen(name, CUBIC_NAME_MAX - 1));
+	err = bpf_map__set_max_entries(skel->maps.events, ring_size);
+	if (err) {
+		errmsg("can't set the ring size to %u bytes: %s", ring_size, strerror(-err));
+		goto out;
+	}
 	err = bpf_cubic_bpf__load(skel);
 	if (err) {
 		errmsg("can't load the BPF programs: %s (run 'cubicctl -v load' for the verifier log)",
@@ -347,6 +355,7 @@ int instance_load(const char *name, const struct cubic_tunables *t)
 	err = pin_map(skel->maps.info, name, CUBIC_PIN_INFO);
 	err = err ?: pin_map(skel->maps.tunables, name, CUBIC_PIN_TUNABLES);
 	err = err ?: pin_map(skel->maps.counters, name, CUBIC_PIN_COUNTERS);
+	err = err ?: pin_map(skel->maps.events, name, CUBIC_PIN_EVENTS);
 	err = err ?: pin_map(skel->maps.cubic_ops, name, CUBIC_PIN_OPS);
 	if (err)
 		goto out;

@@ -4,8 +4,8 @@
 # Usage: tools/deps.sh [build|test|eval]   (each level includes the ones before)
 set -euo pipefail
 
-build_pkgs="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc libc6-dev"
-test_pkgs="iperf3 ethtool iproute2 bats libnetfilter-queue-dev libmnl-dev nftables jq procps util-linux"
+build_pkgs="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libnetfilter-queue-dev pkg-config make gcc libc6-dev"
+test_pkgs="iperf3 ethtool iproute2 bats nftables iptables iputils-ping jq procps util-linux"
 eval_pkgs="python3 python3-matplotlib"
 
 want=$build_pkgs

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cubicctl trace [--name NAME] [--json] [--count N] [--duration SECONDS]
+ *                [--port P] [--addr A]
+ *
+ * Streams the instance's slow-start exit records from its ring buffer, one
+ * line per record, flushed as it arrives. The ring has one consumer, so a
+ * second tracer of the same instance is refused (flock on its pin folder).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "cubicctl.h"
+
+#define AF_INET_ 2
+#define AF_INET6_ 10
+
+static volatile sig_atomic_t stop_signal;
+
+struct trace {
+	const char *name;
+	long long max_count; /* 0: no limit */
+	int port;	     /* -1: any */
+	int addr_family;     /* 0: any */
+	unsigned char addr[16];
+	long long shown, filtered;
+	long long mono_to_real_ns;
+	struct json *j;
+	bool header_done;
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: cubicctl trace [--name NAME] [--json] [--count N] [--duration SECONDS]\n"
+		"                      [--port P] [--addr A]\n"
+		"Shows each slow-start exit of the instance's flows as it happens: why slow start\n"
+		"ended (ack_train, delay, loss), cwnd, ssthresh, delay_min, the round's minimum RTT\n"
+		"and the threshold crossed. --json prints one object per line. --port and --addr\n"
+		"keep flows with that local or remote port / address. Ends on SIGINT or SIGTERM,\n"
+		"after N records or SECONDS, or when the instance is unloaded (exit 0).\n");
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_signal = 1;
+}
+
+static const char *reason_str(__u32 flags, char *buf, size_t len)
+{
+	static const struct {
+		__u32 bit;
+		const char *name;
+	} reasons[] = { { CUBIC_EV_ACK_TRAIN, "ack_train" },
+			{ CUBIC_EV_DELAY, "delay" },
+			{ CUBIC_EV_LOSS, "loss" } };
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		if (flags & reasons[i].bit)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "+" : "",
+						reasons[i].name);
+	return buf;
+}
+
+static void addr_str(const struct cubic_event *e, const __u8 *a, __u16 port, char *buf,
+		     size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+
+	if (e->family == AF_INET6_) {
+		inet_ntop(AF_INET6, a, ip, sizeof(ip));
+		snprintf(buf, len, "[%s]:%u", ip, port);
+	} else {
+		inet_ntop(AF_INET, a, ip, sizeof(ip));
+		snprintf(buf, len, "%s:%u", ip, port);
+	}
+}
+
+static double ms(__u32 us)
+{
+	return us == ~0U ? NAN : us / 1000.0;
+}
+
+/* The threshold crossed and the value that crossed it, us (0, 0 for a loss). */
+static void decided_by(const struct cubic_event *e, __u32 *thresh, __u32 *value)
+{
+	*thresh = *value = 0;
+	if (e->flags & CUBIC_EV_ACK_TRAIN) {
+		*thresh = e->train_thresh_us;
+		*value = e->train_len_us;
+	} else if (e->flags & CUBIC_EV_DELAY) {
+		*thresh = e->delay_thresh_us;
+		*value = e->round_min_rtt_us;
+	}
+}
+
+static bool keep(const struct trace *tr, const struct cubic_event *e)
+{
+	size_t alen;
+
+	if (tr->port >= 0 && e->sport != tr->port && e->dport != tr->port)
+		return false;
+	if (tr->addr_family) {
+		if (e->family != tr->addr_family)
+			return false;
+		alen = tr->addr_family == AF_INET6_ ? 16 : 4;
+		if (memcmp(e->saddr, tr->addr, alen) && memcmp(e->daddr, tr->addr, alen))
+			return false;
+	}
+	return true;
+}
+
+static void print_json(struct trace *tr, const struct cubic_event *e)
+{
+	char buf[64], src[64], dst[64];
+	__u32 thresh, value;
+	struct json *j = tr->j;
+	char ip[INET6_ADDRSTRLEN];
+
+	decided_by(e, &thresh, &value);
+	addr_str(e, e->saddr, e->sport, src, sizeof(src));
+	addr_str(e, e->daddr, e->dport, dst, sizeof(dst));
+	json_obj_open(j, NULL);
+	json_double(j, "time", (double)((long long)e->ts_ns + tr->mono_to_real_ns) / 1e9, 6);
+	json_str(j, "instance", e->instance);
+	json_u64(j, "cookie", e->cookie);
+	json_str(j, "family", e->family == AF_INET6_ ? "ipv6" : "ipv4");
+	inet_ntop(e->family == AF_INET6_ ? AF_INET6 : AF_INET, e->saddr, ip, sizeof(ip));
+	json_str(j, "saddr", ip);
+	json_u64(j, "sport", e->sport);
+	inet_ntop(e->family == AF_INET6_ ? AF_INET6 : AF_INET, e->daddr, ip, sizeof(ip));
+	json_str(j, "daddr", ip);
+	json_u64(j, "dport", e->dport);
+	json_str(j, "reason", reason_str(e->flags, buf, sizeof(buf)));
+	json_bool(j, "ack_train", e->flags & CUBIC_EV_ACK_TRAIN);
+	json_bool(j, "delay", e->flags & CUBIC_EV_DELAY);
+	json_bool(j, "loss", e->flags & CUBIC_EV_LOSS);
+	json_u64(j, "flags", e->flags);
+	json_u64(j, "cwnd", e->cwnd);
+	json_u64(j, "ssthresh", e->ssthresh);
+	json_u64(j, "delay_min_us", e->delay_min_us);
+	if (e->round_min_rtt_us == ~0U)
+		json_null(j, "round_min_rtt_us");
+	else
+		json_u64(j, "round_min_rtt_us", e->round_min_rtt_us);
+	json_u64(j, "rtt_us", e->rtt_us);
+	json_u64(j, "threshold_us", thresh);
+	json_u64(j, "value_us", value);
+	json_u64(j, "train_len_us", e->train_len_us);
+	json_u64(j, "train_thresh_us", e->train_thresh_us);
+	json_u64(j, "delay_thresh_us", e->delay_thresh_us);
+	json_u64(j, "samples", e->samples);
+	json_u64(j, "rounds", e->rounds);
+	json_u64(j, "since_start_us", e->since_start_us);
+	json_u64(j, "srtt_us", e->srtt_us);
+	json_u64(j, "mss", e->mss);
+	json_u64(j, "pacing_rate", e->pacing_rate);
+	json_bool(j, "paced", e->flags & CUBIC_EV_PACED);
+	json_bool(j, "cwnd_limited", e->flags & CUBIC_EV_CWND_LIMITED);
+	json_bool(j, "rwnd_limited", e->flags & CUBIC_EV_RWND_LIMITED);
+	json_u64(j, "rwnd_limited_ms", e->rwnd_limited_ms);
+	json_u64(j, "snd_wnd", e->snd_wnd);
+	json_u64(j, "bytes_acked", e->bytes_acked);
+	json_bool(j, "initial", e->flags & CUBIC_EV_INITIAL);
+	json_obj_close(j);
+	json_end(j);
+}
+
+static void print_text(struct trace *tr, const struct cubic_event *e)
+{
+	char reason[64], src[64], dst[64], flow[140], when[32], ctx[64];
+	long long real = (long long)e->ts_ns + tr->mono_to_real_ns;
+	time_t sec = (time_t)(real / 1000000000LL);
+	__u32 thresh, value;
+	struct tm tm;
+
+	if (!tr->header_done) {
+		printf("%-12s %-44s %-15s %7s %8s %8s %8s %9s %8s  %s\n", "TIME", "FLOW", "REASON",
+		       "CWND", "SSTHRESH", "DMIN_ms", "RRTT_ms", "THRESH_ms", "VALUE_ms", "CONTEXT");
+		tr->header_done = true;
+	}
+	localtime_r(&sec, &tm);
+	snprintf(when, sizeof(when), "%02d:%02d:%02d.%03lld", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (real % 1000000000LL) / 1000000);
+	addr_str(e, e->saddr, e->sport, src, sizeof(src));
+	addr_str(e, e->daddr, e->dport, dst, sizeof(dst));
+	snprintf(flow, sizeof(flow), "%s > %s", src, dst);
+	decided_by(e, &thresh, &value);
+	snprintf(ctx, sizeof(ctx), "%s%s%s%s", e->flags & CUBIC_EV_CWND_LIMITED ? "cwnd-limited " : "",
+		 e->flags & CUBIC_EV_RWND_LIMITED ? "rwnd-limited " : "",
+		 e->flags & CUBIC_EV_PACED ? "paced " : "", e->flags & CUBIC_EV_INITIAL ? "" : "again");
+	printf("%-12s %-44s %-15s %7u %8u %8.2f %8.2f ", when, flow,
+	       reason_str(e->flags, reason, sizeof(reason)), e->cwnd, e->ssthresh,
+	       ms(e->delay_min_us), ms(e->round_min_rtt_us));
+	if (thresh)
+		printf("%9.2f %8.2f  %s\n", ms(thresh), ms(value), ctx);
+	else
+		printf("%9s %8s  %s\n", "-", "-", ctx);
+	fflush(stdout);
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct trace *tr = ctx;
+	const struct cubic_event *e = data;
+
+	if (size < sizeof(*e))
+		return 0;
+	if (!keep(tr, e)) {
+		tr->filtered++;
+		return 0;
+	}
+	if (tr->j)
+		print_json(tr, e);
+	else
+		print_text(tr, e);
+	tr->shown++;
+	/* stop consuming here: later records stay in the ring */
+	return tr->max_count && tr->shown >= tr->max_count ? -ECANCELED : 0;
+}
+
+static bool parse_count(const char *s, long long *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || s[0] == '+') {
+		errmsg("--count: '%s' is not a positive whole number", s);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static bool parse_duration(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || !isfinite(v) || s[0] == '+') {
+		errmsg("--duration: '%s' is not a positive number of seconds", s);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static double now_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace tr = { .name = CUBIC_DEFAULT_NAME, .port = -1 };
+	const char *count = NULL, *duration = NULL, *port = NULL, *addr = NULL;
+	struct cubic_counters c0 = {}, c1 = {};
+	struct ring_buffer *rb = NULL;
+	struct sigaction sa = {};
+	struct instance in;
+	double limit_s = 0, start, last_check;
+	struct timespec mono, real;
+	int rc, lock_fd = -1, err;
+	bool unloaded = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char **slots[] = { &tr.name, &count, &duration, &port, &addr };
+		const char *opts[] = { "--name", "--count", "--duration", "--port", "--addr" };
+		bool matched = false;
+
+		if (is_help(argv[i])) {
+			usage();
+			return EXIT_OK;
+		}
+		for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]) && !matched; k++) {
+			if (opt_value(argc, argv, &i, opts[k], slots[k])) {
+				if (!*slots[k])
+					return EXIT_USAGE;
+				matched = true;
+			}
+		}
+		if (!matched) {
+			errmsg("unknown argument '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (count && !parse_count(count, &tr.max_count))
+		return EXIT_USAGE;
+	if (duration && !parse_duration(duration, &limit_s))
+		return EXIT_USAGE;
+	if (port) {
+		char *end;
+		long v = strtol(port, &end, 10);
+
+		if (!*port || *end || v < 0 || v > 65535 || port[0] == '+' || port[0] == '-') {
+			errmsg("--port: '%s' is not a port number (0..65535)", port);
+			return EXIT_USAGE;
+		}
+		tr.port = (int)v;
+	}
+	if (addr) {
+		if (inet_pton(AF_INET, addr, tr.addr) == 1) {
+			tr.addr_family = AF_INET_;
+		} else if (inet_pton(AF_INET6, addr, tr.addr) == 1) {
+			tr.addr_family = AF_INET6_;
+		} else {
+			errmsg("--addr: '%s' is not an IPv4 or IPv6 address", addr);
+			return EXIT_USAGE;
+		}
+	}
+	rc = check_instance_name(tr.name);
+	rc = rc ?: require_root();
+	rc = rc ?: require_bpffs();
+	if (rc)
+		return rc;
+
+	if (instance_open(&in, tr.name) || instance_state(&in) != INST_REGISTERED) {
+		errmsg("%s is not loaded", tr.name);
+		instance_close(&in);
+		return EXIT_NOT_LOADED;
+	}
+	if (in.events_fd < 0) {
+		errmsg("%s has no events ring pinned (loaded by an older cubicctl?); reload it",
+		       tr.name);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	lock_fd = open(in.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			errmsg("another 'cubicctl trace' is already reading %s's events; a ring "
+			       "buffer has one consumer", tr.name);
+		else
+			errmsg("can't lock %s: %s", in.dir, strerror(errno));
+		rc = EXIT_FAIL;
+		goto out;
+	}
+
+	tr.j = g_opts.json ? json_stdout() : NULL;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	tr.mono_to_real_ns = ((long long)real.tv_sec - mono.tv_sec) * 1000000000LL +
+			     (real.tv_nsec - mono.tv_nsec);
+
+	rb = ring_buffer__new(in.events_fd, on_event, &tr, NULL);
+	if (!rb) {
+		errmsg("can't open the events ring: %s", strerror(errno));
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	instance_read_counters(&in, &c0);
+
+	start = last_check = now_s(CLOCK_MONOTONIC);
+	while (!stop_signal) {
+		double t;
+
+		err = ring_buffer__poll(rb, 100);
+		if (err == -ECANCELED)
+			break; /* --count reached */
+		if (err < 0 && err != -EINTR) {
+			errmsg("reading the events ring failed: %s", strerror(-err));
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		t = now_s(CLOCK_MONOTONIC);
+		if (limit_s && t - start >= limit_s)
+			break;
+		if (t - last_check >= 0.5) {
+			last_check = t;
+			if (instance_state(&in) != INST_REGISTERED) {
+				unloaded = true;
+				break;
+			}
+		}
+	}
+	if (!unloaded && !(tr.max_count && tr.shown >= tr.max_count))
+		ring_buffer__consume(rb); /* what arrived before the end */
+	instance_read_counters(&in, &c1);
+	if (unloaded)
+		note("%s was unloaded; stopping", tr.name);
+	{
+		char extra[48] = "";
+
+		if (tr.filtered)
+			snprintf(extra, sizeof(extra), ", %lld filtered out", tr.filtered);
+		note("%lld records shown, %llu dropped (ring full)%s", tr.shown,
+		     (unsigned long long)(c1.c[CUBIC_CNT_EVENT_DROPS] -
+					  c0.c[CUBIC_CNT_EVENT_DROPS]),
+		     extra);
+	}
+	rc = EXIT_OK;
+out:
+	ring_buffer__free(rb);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	instance_close(&in);
+	return rc;
+}

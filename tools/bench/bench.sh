@@ -1,0 +1,534 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh: what bpf_cubic costs on the datapath, next to the kernel's cubic.
+#
+# Two network namespaces joined by a veth pair, no shaping: bulk TCP is
+# CPU-bound, so any cost per ACK shows as lost goodput. Runs of the kernel's
+# cubic and of a throw-away bpf_cubic instance alternate; BPF run-time
+# statistics (kernel.bpf_stats_enabled) give the nanoseconds each struct_ops
+# program takes. A Markdown report goes to stdout (and to --out FILE).
+#
+# usage: tools/bench/bench.sh [--runs N] [--duration S] [--flows "1 16 256"]
+#                             [--flow-runs N] [--quick] [--out FILE] [--json FILE]
+#                             [--name NAME] [--min-ratio R]
+# See tools/bench/README.md. Needs root, ./cubicctl built (make), iperf3, jq, bpftool.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CUBICCTL=${CUBICCTL:-$REPO/cubicctl}
+STATS_SYSCTL=/proc/sys/kernel/bpf_stats_enabled
+AVAILABLE=/proc/sys/net/ipv4/tcp_available_congestion_control
+ADDR_A=10.99.0.1
+ADDR_B=10.99.0.2
+PORT0=5201
+MAX_P=128 # iperf3 3.12 refuses -P above 128: more flows use more clients
+
+usage() {
+	sed -n '/^# usage:/,/^# See/s/^# \{0,1\}//p' "$0"
+	cat <<'EOF'
+
+  --runs N        measured runs of each algorithm, alternating (default 5)
+  --duration S    seconds per run (default 5)
+  --flows LIST    parallel flows for the many-flows table (default "1 16 256")
+  --flow-runs N   runs of each algorithm per flow count above 1 (default 3)
+  --quick         CI size: --runs 3 --duration 2 --flows "1 16" --flow-runs 1
+  --out FILE      also write the report there
+  --json FILE     also write the key figures as JSON
+  --name NAME     instance name (default bcb<pid>); namespaces are NAME-a, NAME-b
+  --min-ratio R   exit 3 if the median goodput ratio bpf_cubic/cubic is below R
+EOF
+}
+
+die() {
+	echo "bench.sh: $*" >&2
+	exit 1
+}
+
+log() {
+	echo "bench: $*" >&2
+}
+
+# ---------------------------------------------------------------- arguments
+
+CMDLINE=$(printf '%q ' "$0" "$@")
+CMDLINE=${CMDLINE% }
+RUNS= DURATION= FLOWS= FLOW_RUNS= OUT= JSON= NAME= MIN_RATIO= QUICK=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--runs) RUNS=${2:?--runs needs a value}; shift ;;
+	--duration) DURATION=${2:?--duration needs a value}; shift ;;
+	--flows) FLOWS=${2?--flows needs a value}; shift ;;
+	--flow-runs) FLOW_RUNS=${2:?--flow-runs needs a value}; shift ;;
+	--out) OUT=${2:?--out needs a file}; shift ;;
+	--json) JSON=${2:?--json needs a file}; shift ;;
+	--name) NAME=${2:?--name needs a value}; shift ;;
+	--min-ratio) MIN_RATIO=${2:?--min-ratio needs a value}; shift ;;
+	--quick) QUICK=1 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+	shift
+done
+if [ "$QUICK" = 1 ]; then
+	: "${RUNS:=3}" "${DURATION:=2}" "${FLOWS=1 16}" "${FLOW_RUNS:=1}"
+fi
+: "${RUNS:=5}" "${DURATION:=5}" "${FLOWS=1 16 256}" "${FLOW_RUNS:=3}"
+NAME=${NAME:-bcb$$}
+
+posint() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
+posint "$RUNS" || { echo "bench.sh: --runs: '$RUNS' is not a positive integer" >&2; exit 2; }
+posint "$DURATION" || { echo "bench.sh: --duration: '$DURATION' is not a positive integer" >&2; exit 2; }
+posint "$FLOW_RUNS" || { echo "bench.sh: --flow-runs: '$FLOW_RUNS' is not a positive integer" >&2; exit 2; }
+for p in $FLOWS; do
+	posint "$p" && [ "$p" -le 1024 ] || { echo "bench.sh: --flows: '$p' is not in 1..1024" >&2; exit 2; }
+done
+[[ $NAME =~ ^[A-Za-z0-9_]{1,13}$ ]] ||
+	{ echo "bench.sh: --name: 1-13 letters, digits or _ (namespaces add -a/-b)" >&2; exit 2; }
+[ "$NAME" != bpf_cubic ] || { echo "bench.sh: --name: bpf_cubic is the user's instance; pick another name" >&2; exit 2; }
+[ -z "$MIN_RATIO" ] || [[ $MIN_RATIO =~ ^[0-9]*\.?[0-9]+$ ]] ||
+	{ echo "bench.sh: --min-ratio: '$MIN_RATIO' is not a number" >&2; exit 2; }
+NS_A=$NAME-a
+NS_B=$NAME-b
+
+# ---------------------------------------------------------------- checks
+
+[ "$(id -u)" -eq 0 ] || die "must be run as root (network namespaces, BPF)"
+for t in ip iperf3 jq bpftool timeout awk; do
+	command -v "$t" >/dev/null || die "$t is missing (make deps)"
+done
+[ -x "$CUBICCTL" ] || die "$CUBICCTL is missing: run make first"
+tr ' ' '\n' <"$AVAILABLE" | grep -qx cubic || modprobe tcp_cubic 2>/dev/null || true
+tr ' ' '\n' <"$AVAILABLE" | grep -qx cubic || die "the kernel's cubic is not available"
+if tr ' ' '\n' <"$AVAILABLE" | grep -qx "$NAME"; then
+	die "$NAME is already registered; pick another --name"
+fi
+for ns in "$NS_A" "$NS_B"; do
+	[ ! -e "/run/netns/$ns" ] || die "namespace $ns already exists; pick another --name"
+done
+
+# ---------------------------------------------------------------- cleanup
+
+TMP=$(mktemp -d /tmp/bcbench.XXXXXX)
+LOADED=0
+STATS_PREV=$(cat "$STATS_SYSCTL")
+STATS_TOUCHED=0
+TRACE_PID=
+NOFILE_PREV=$(ulimit -n)
+
+cleanup() {
+	local rc=$?
+	set +e
+	trap - EXIT INT TERM HUP
+	if [ -n "$TRACE_PID" ]; then
+		kill -INT "$TRACE_PID" 2>/dev/null
+		sleep 0.2
+		kill -9 "$TRACE_PID" 2>/dev/null
+		wait "$TRACE_PID" 2>/dev/null
+	fi
+	for ns in "$NS_A" "$NS_B"; do
+		[ -e "/run/netns/$ns" ] || continue
+		# shellcheck disable=SC2046
+		kill -9 $(ip netns pids "$ns" 2>/dev/null) 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	wait 2>/dev/null
+	if [ "$LOADED" = 1 ]; then
+		"$CUBICCTL" unload --name "$NAME" >/dev/null 2>&1 ||
+			"$CUBICCTL" unload --name "$NAME" --force >/dev/null 2>&1 ||
+			echo "bench.sh: could not unload $NAME" >&2
+	fi
+	if [ "$STATS_TOUCHED" = 1 ]; then
+		echo "$STATS_PREV" >"$STATS_SYSCTL" 2>/dev/null ||
+			echo "bench.sh: could not restore kernel.bpf_stats_enabled=$STATS_PREV" >&2
+	fi
+	rm -rf "$TMP"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+stats_on() {
+	STATS_TOUCHED=1
+	echo 1 >"$STATS_SYSCTL"
+}
+
+stats_restore() {
+	echo "$STATS_PREV" >"$STATS_SYSCTL"
+}
+
+# ---------------------------------------------------------------- setup
+
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+
+# 256 flows: 2 x 257 sockets per side, plus the control connections.
+if [ "$NOFILE_PREV" != unlimited ] && [ "$NOFILE_PREV" -lt 4096 ]; then
+	ulimit -n 4096 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+fi
+
+setup_netns() {
+	ip netns add "$NS_A"
+	ip netns add "$NS_B"
+	ip link add veth0 netns "$NS_A" type veth peer name veth0 netns "$NS_B"
+	ip -n "$NS_A" addr add "$ADDR_A/24" dev veth0
+	ip -n "$NS_B" addr add "$ADDR_B/24" dev veth0
+	for ns in "$NS_A" "$NS_B"; do
+		ip -n "$ns" link set lo up
+		ip -n "$ns" link set veth0 up
+		# the host default (bbr) would turn pacing on before iperf3's -C
+		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control=reno
+		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 67108864"
+		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_wmem="4096 131072 67108864"
+		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1
+	done
+}
+
+# One iperf3 server per MAX_P flows, each on its own port.
+start_servers() {
+	local n=$1 i port
+	for ((i = 0; i < n; i++)); do
+		port=$((PORT0 + i))
+		ip netns exec "$NS_B" iperf3 -s -D -p "$port" -I "$TMP/srv$port.pid" >/dev/null
+	done
+	for _ in $(seq 100); do
+		[ "$(ip netns exec "$NS_B" ss -Hltn | grep -c ":$PORT0\|:$((PORT0 + n - 1))")" -ge 1 ] &&
+			ip netns exec "$NS_B" ss -Hltn | grep -q ":$((PORT0 + n - 1)) " && return 0
+		sleep 0.1
+	done
+	die "iperf3 servers did not start"
+}
+
+# The ids of our instance's struct_ops programs, as "name=id" lines: from the
+# pinned struct_ops map (bpftool 7.1's JSON dump is two objects joined by a comma).
+resolve_progs() {
+	local map_id
+	map_id=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq -r .id)
+	[[ $map_id =~ ^[0-9]+$ ]] || die "cannot find the struct_ops map of $NAME"
+	{ echo '['; bpftool -j struct_ops dump id "$map_id"; echo ']'; } |
+		jq -r '.[] | select(has("bpf_struct_ops_tcp_congestion_ops"))
+			| .bpf_struct_ops_tcp_congestion_ops.data | to_entries[]
+			| select(.value | type == "string")
+			| .value | capture("(?<n>[A-Za-z0-9_]+)/prog_id:(?<id>[0-9]+)$")
+			| "\(.n)=\(.id)"' >"$TMP/progs"
+	grep -q '^bc_pkts_acked=' "$TMP/progs" || die "bc_pkts_acked not found in the struct_ops map of $NAME"
+}
+
+# Sum of user+nice+system+irq+softirq ticks of all CPUs (/proc/stat).
+busy_ticks() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
+}
+CLK_TCK=$(getconf CLK_TCK)
+
+# run_iperf ALGO FLOWS KIND INDEX: one run; appends to $TMP/runs.tsv
+#   kind algo flows index bps bytes seconds retrans proc_cpu_s sys_cpu_s
+run_iperf() {
+	local algo=$1 flows=$2 kind=$3 idx=$4 k i per rc=0 t0 t1 f err
+	local -a pids=()
+	k=$(((flows + MAX_P - 1) / MAX_P))
+	t0=$(busy_ticks)
+	for ((i = 0; i < k; i++)); do
+		per=$((flows / k + (i < flows % k ? 1 : 0)))
+		timeout $((DURATION + 60)) ip netns exec "$NS_A" \
+			iperf3 -c "$ADDR_B" -p $((PORT0 + i)) -t "$DURATION" -C "$algo" -P "$per" -J \
+			>"$TMP/c$i.json" 2>"$TMP/c$i.err" &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || rc=$?
+	done
+	t1=$(busy_ticks)
+	for ((i = 0; i < k; i++)); do
+		f=$TMP/c$i.json
+		err=$(jq -r '.error // empty' "$f" 2>/dev/null || echo "no JSON from iperf3: $(head -c 300 "$TMP/c$i.err")")
+		[ -z "$err" ] || die "iperf3 -C $algo -P $flows: $err"
+		[ "$(jq -r '.end.sender_tcp_congestion' "$f")" = "$algo" ] ||
+			die "iperf3 -C $algo ran on $(jq -r '.end.sender_tcp_congestion' "$f")"
+	done
+	[ "$rc" -eq 0 ] || die "iperf3 -C $algo -P $flows exited with $rc"
+	for ((i = 0; i < k; i++)); do
+		jq -r '.end | [.sum_received.bits_per_second, .sum_sent.bytes, .sum_sent.seconds,
+			(.sum_sent.retransmits // 0),
+			((.cpu_utilization_percent.host_total + .cpu_utilization_percent.remote_total)
+			 / 100 * .sum_sent.seconds)] | @tsv' "$TMP/c$i.json"
+	done | awk -v kind="$kind" -v algo="$algo" -v flows="$flows" -v idx="$idx" \
+		-v busy=$(((t1 - t0))) -v hz="$CLK_TCK" '
+		{ bps += $1; bytes += $2; if ($3 > sec) sec = $3; rtx += $4; cpu += $5 }
+		END { printf "%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.3f\t%d\t%.3f\t%.3f\n",
+			kind, algo, flows, idx, bps, bytes, sec, rtx, cpu, busy / hz }' >>"$TMP/runs.tsv"
+	tail -n 1 "$TMP/runs.tsv"
+}
+
+# Cumulative run_time_ns and run_cnt of our programs: "name ns cnt" lines.
+prog_stats() {
+	local ids
+	ids=$(cut -d= -f2 "$TMP/progs" | paste -sd, -)
+	bpftool -j prog show | jq -r --argjson ids "[$ids]" \
+		'.[] | select(.id as $i | $ids | index($i)) | "\(.name) \(.run_time_ns // 0) \(.run_cnt // 0)"'
+}
+
+# stats_run FLOWS TAG: one run of our instance with bpf_stats on; writes
+# $TMP/stats.TAG ("name calls ns" per program) and $TMP/stats.TAG.run (the run).
+stats_run() {
+	local flows=$1 tag=$2
+	resolve_progs
+	stats_on
+	prog_stats | sort >"$TMP/before"
+	run_iperf "$NAME" "$flows" "stats-$tag" 1 >"$TMP/stats.$tag.run"
+	prog_stats | sort >"$TMP/after"
+	stats_restore
+	join "$TMP/before" "$TMP/after" | awk '{ print $1, $5 - $3, $4 - $2 }' >"$TMP/stats.$tag"
+}
+
+# ns per ACK = sum of run_time_ns deltas / bc_pkts_acked run_cnt delta
+ns_per_ack() {
+	awk '{ ns += $3 } $1 == "bc_pkts_acked" { acks = $2 }
+		END { if (acks > 0) printf "%.0f", ns / acks; else printf "n/a" }' "$TMP/stats.$1"
+}
+
+acks_per_s() {
+	awk -v sec="$(cut -f7 "$TMP/stats.$1.run")" '$1 == "bc_pkts_acked" { printf "%.0f", $2 / sec }' "$TMP/stats.$1"
+}
+
+# Share of the run's iperf3 process CPU time (sender + receiver) spent in our programs.
+bpf_cpu_share() {
+	awk -v cpu="$(cut -f9 "$TMP/stats.$1.run")" '{ ns += $3 }
+		END { if (cpu > 0) printf "%.1f%%", 100 * ns / (cpu * 1e9); else printf "n/a" }' "$TMP/stats.$1"
+}
+
+# median/min/max of the numbers on stdin
+mmm() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (!NR) { print "nan nan nan"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		print m, v[1], v[NR] }'
+}
+
+# column COL of runs of KIND and ALGO, in run order
+col() {
+	awk -F'\t' -v k="$1" -v a="$2" -v c="$3" '$1 == k && $2 == a { print $c }' "$TMP/runs.tsv"
+}
+
+# per-pair ratios ours/cubic of goodput for KIND
+ratios() {
+	paste <(col "$1" "$NAME" 5) <(col "$1" cubic 5) | awk '$2 > 0 { printf "%.6f\n", $1 / $2 }'
+}
+
+# CPU seconds per GB (1e9 bytes) sent, per run: COL 9 (process) or 10 (system)
+cpu_per_gb() {
+	awk -F'\t' -v k="$1" -v a="$2" -v c="$3" '$1 == k && $2 == a && $6 > 0 { printf "%.4f\n", $c / ($6 / 1e9) }' "$TMP/runs.tsv"
+}
+
+gbps() { awk '{ printf "%.2f %.2f %.2f", $1 / 1e9, $2 / 1e9, $3 / 1e9 }'; }
+f3() { awk '{ printf "%.3f %.3f %.3f", $1, $2, $3 }'; }
+
+# ---------------------------------------------------------------- the runs
+
+log "instance $NAME, namespaces $NS_A/$NS_B, $RUNS runs x ${DURATION}s per algorithm"
+setup_netns
+max_k=1
+for p in $FLOWS; do
+	k=$(((p + MAX_P - 1) / MAX_P))
+	[ "$k" -le "$max_k" ] || max_k=$k
+done
+start_servers "$max_k"
+"$CUBICCTL" load --name "$NAME" >/dev/null
+LOADED=1
+resolve_progs
+: >"$TMP/runs.tsv"
+
+log "warm-up (1 s, cubic, discarded)"
+save_duration=$DURATION
+DURATION=1
+run_iperf cubic 1 warmup 0 >/dev/null
+DURATION=$save_duration
+
+show_run() {
+	awk -F'\t' '{ printf "%-8s %-16s P=%-4s %6.2f Gbit/s  retrans %d\n", $1, $2, $3, $5 / 1e9, $8 }'
+}
+
+for ((r = 1; r <= RUNS; r++)); do
+	for algo in cubic "$NAME"; do
+		run_iperf "$algo" 1 main "$r" | show_run | sed "s/^/bench: run $r\/$RUNS /" >&2
+		sleep 0.3
+	done
+done
+
+log "bpf_stats run, 1 flow"
+stats_run 1 p1
+show_run <"$TMP/stats.p1.run" | sed 's/^/bench: /' >&2
+
+TRACE_NOTE=
+if "$CUBICCTL" trace --help >/dev/null 2>&1; then
+	log "bpf_stats run, 1 flow, cubicctl trace running"
+	"$CUBICCTL" trace --name "$NAME" --json >/dev/null 2>"$TMP/trace.err" &
+	TRACE_PID=$!
+	sleep 1
+	if kill -0 "$TRACE_PID" 2>/dev/null; then
+		stats_run 1 trace
+		kill -INT "$TRACE_PID" 2>/dev/null || true
+		wait "$TRACE_PID" 2>/dev/null || true
+		TRACE_PID=
+	else
+		wait "$TRACE_PID" 2>/dev/null || true
+		TRACE_PID=
+		TRACE_NOTE="n/a (cubicctl trace exited: $(head -n 1 "$TMP/trace.err"))"
+	fi
+else
+	TRACE_NOTE="n/a (no trace command)"
+fi
+
+for p in $FLOWS; do
+	[ "$p" -ne 1 ] || continue
+	for ((r = 1; r <= FLOW_RUNS; r++)); do
+		for algo in cubic "$NAME"; do
+			run_iperf "$algo" "$p" "flows$p" "$r" | show_run | sed "s/^/bench: run $r\/$FLOW_RUNS /" >&2
+			sleep 0.5
+		done
+	done
+	log "bpf_stats run, $p flows"
+	stats_run "$p" "p$p"
+	sleep 0.5
+done
+
+# ---------------------------------------------------------------- the report
+
+read -r c_med c_min c_max < <(col main cubic 5 | mmm | gbps)
+read -r o_med o_min o_max < <(col main "$NAME" 5 | mmm | gbps)
+read -r r_med r_min r_max < <(ratios main | mmm | f3)
+read -r cp_c _ _ < <(cpu_per_gb main cubic 9 | mmm)
+read -r cp_o _ _ < <(cpu_per_gb main "$NAME" 9 | mmm)
+read -r cs_c _ _ < <(cpu_per_gb main cubic 10 | mmm)
+read -r cs_o _ _ < <(cpu_per_gb main "$NAME" 10 | mmm)
+read -r rt_c _ _ < <(col main cubic 8 | mmm)
+read -r rt_o _ _ < <(col main "$NAME" 8 | mmm)
+NS_ACK=$(ns_per_ack p1)
+NS_ACK_TRACE=
+[ -n "$TRACE_NOTE" ] || NS_ACK_TRACE=$(ns_per_ack trace)
+
+CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+HYPER=$(lscpu 2>/dev/null | awk -F': *' '/^Hypervisor vendor/ { print ", " $2 " guest" }')
+COMMIT=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git -C "$REPO" status --porcelain -- bpf include src 2>/dev/null)" ]; then
+	COMMIT="$COMMIT (bpf/, include/ or src/ modified)"
+fi
+
+ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else printf "n/a" }'; }
+
+{
+	echo "## bpf_cubic datapath benchmark"
+	echo
+	echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+	echo "- kernel: $(uname -r) ($(uname -m))"
+	echo "- CPU: $CPU_MODEL, $(nproc) CPUs$HYPER"
+	echo "- command: \`$CMDLINE\`"
+	echo "- source: $COMMIT; iperf3 $(iperf3 --version | awk 'NR == 1 { print $2 }'), bpftool $(bpftool version | awk 'NR == 1 { print $2 }')"
+	echo "- path: two namespaces, one veth pair, no shaping (CPU-bound), namespace default reno," \
+		"tcp_rmem/tcp_wmem max 64 MiB; instance $NAME with default tunables"
+	echo "- runs: $RUNS of each, ${DURATION} s each, alternating cubic / bpf_cubic;" \
+		"kernel.bpf_stats_enabled=$STATS_PREV during goodput runs, 1 only in the bpf_stats runs"
+	echo
+	echo "### Goodput, 1 flow"
+	echo
+	echo "| | median | min | max |"
+	echo "|---|---:|---:|---:|"
+	echo "| cubic (kernel), Gbit/s | $c_med | $c_min | $c_max |"
+	echo "| bpf_cubic, Gbit/s | $o_med | $o_min | $o_max |"
+	echo "| **ratio bpf_cubic / cubic** (run i / run i) | **$r_med** | $r_min | $r_max |"
+	echo
+	echo "Retransmitted segments per run (median): cubic $rt_c, bpf_cubic $rt_o."
+	echo
+	echo "### CPU time per GB sent (1 flow, median of runs)"
+	echo
+	echo "| CPU seconds per 10^9 bytes | cubic | bpf_cubic | ratio |"
+	echo "|---|---:|---:|---:|"
+	printf '| iperf3 processes (sender + receiver, `cpu_utilization_percent` host_total + remote_total) | %.3f | %.3f | %s |\n' \
+		"$cp_c" "$cp_o" "$(ratio_of "$cp_o" "$cp_c")"
+	printf '| whole machine (`/proc/stat` user+nice+system+irq+softirq, all CPUs, other tenants included) | %.3f | %.3f | %s |\n' \
+		"$cs_c" "$cs_o" "$(ratio_of "$cs_o" "$cs_c")"
+	echo
+	echo "### BPF run time per callback (bpf_stats, one ${DURATION} s run of bpf_cubic, 1 flow)"
+	echo
+	echo "| program | calls | calls per ACK | ns per call | ns per ACK |"
+	echo "|---|---:|---:|---:|---:|"
+	awk '$1 == "bc_pkts_acked" { acks = $2 } { n[NR] = $1; c[NR] = $2; t[NR] = $3 }
+		END {
+			split("bc_pkts_acked bc_cong_avoid bc_cwnd_event bc_set_state bc_recalc_ssthresh bc_undo_cwnd bc_init bc_release", order)
+			for (o = 1; o in order; o++)
+				for (i = 1; i <= NR; i++)
+					if (n[i] == order[o]) { row(i); done[i] = 1 }
+			for (i = 1; i <= NR; i++)
+				if (!done[i]) row(i)
+			printf "| **all programs** | %d | %.3f | | **%.0f** |\n", tc, acks ? tc / acks : 0, acks ? tt / acks : 0
+		}
+		function row(i) {
+			tc += c[i]; tt += t[i]
+			printf "| %s | %d | %.3f | %s | %.1f |\n", n[i], c[i], acks ? c[i] / acks : 0,
+				c[i] ? sprintf("%.0f", t[i] / c[i]) : "-", acks ? t[i] / acks : 0
+		}' "$TMP/stats.p1"
+	echo
+	echo "ACK = one call of bc_pkts_acked (the kernel calls pkts_acked once per incoming ACK" \
+		"that reaches tcp_clean_rtx_queue). ns per ACK = sum of run_time_ns over all programs" \
+		"/ bc_pkts_acked run_cnt. $(acks_per_s p1) ACKs/s; our programs took" \
+		"$(bpf_cpu_share p1) of the iperf3 processes' CPU time in that run."
+	echo
+	echo "### With tracing"
+	echo
+	echo "| | ns per ACK |"
+	echo "|---|---:|"
+	echo "| no trace | $NS_ACK |"
+	if [ -n "$TRACE_NOTE" ]; then
+		echo "| \`cubicctl trace --name NAME --json > /dev/null\` running | $TRACE_NOTE |"
+	else
+		echo "| \`cubicctl trace --name NAME --json > /dev/null\` running | $NS_ACK_TRACE |"
+	fi
+	if [ -n "$FLOWS" ]; then
+		echo
+		echo "### Many flows (iperf3 -P; above 128, several clients and servers)"
+		echo
+		echo "| flows | runs | cubic Gbit/s | bpf_cubic Gbit/s | ratio (median of pairs) | ns per ACK | ACKs/s | BPF share of process CPU |"
+		echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+		for p in $FLOWS; do
+			if [ "$p" -eq 1 ]; then
+				kind=main tag=p1 n=$RUNS
+			else
+				kind=flows$p tag=p$p n=$FLOW_RUNS
+			fi
+			read -r fc _ _ < <(col "$kind" cubic 5 | mmm | gbps)
+			read -r fo _ _ < <(col "$kind" "$NAME" 5 | mmm | gbps)
+			read -r fr _ _ < <(ratios "$kind" | mmm | f3)
+			echo "| $p | $n | $fc | $fo | $fr | $(ns_per_ack "$tag") | $(acks_per_s "$tag") | $(bpf_cpu_share "$tag") |"
+		done
+	fi
+} >"$TMP/report.md"
+
+cat "$TMP/report.md"
+[ -z "$OUT" ] || cp "$TMP/report.md" "$OUT"
+
+if [ -n "$JSON" ]; then
+	flows_json=$(for p in $FLOWS; do
+		if [ "$p" -eq 1 ]; then kind=main tag=p1; else kind=flows$p tag=p$p; fi
+		fr=$(ratios "$kind" | mmm | awk '{ print $1 }')
+		echo "{\"flows\": $p, \"ratio_median\": $fr, \"ns_per_ack\": \"$(ns_per_ack "$tag")\"}"
+	done | jq -s .)
+	jq -n --arg name "$NAME" --arg ns_a "$NS_A" --arg ns_b "$NS_B" \
+		--argjson runs "$RUNS" --argjson duration "$DURATION" \
+		--argjson r_med "$r_med" --argjson r_min "$r_min" --argjson r_max "$r_max" \
+		--argjson c_med "$c_med" --argjson o_med "$o_med" \
+		--arg ns_ack "$NS_ACK" --arg ns_ack_trace "${NS_ACK_TRACE:-$TRACE_NOTE}" \
+		--argjson goodput_cubic "[$(col main cubic 5 | paste -sd, -)]" \
+		--argjson goodput_ours "[$(col main "$NAME" 5 | paste -sd, -)]" \
+		--argjson flows "$flows_json" \
+		'{name: $name, namespaces: [$ns_a, $ns_b], runs: $runs, duration_s: $duration,
+		  ratio: {median: $r_med, min: $r_min, max: $r_max},
+		  gbps_median: {cubic: $c_med, bpf_cubic: $o_med},
+		  goodput_bps: {cubic: $goodput_cubic, bpf_cubic: $goodput_ours},
+		  ns_per_ack: $ns_ack, ns_per_ack_trace: $ns_ack_trace, flows: $flows}' >"$JSON"
+fi
+
+if [ -n "$MIN_RATIO" ] && awk -v r="$r_med" -v m="$MIN_RATIO" 'BEGIN { exit !(r < m) }'; then
+	echo "bench.sh: median goodput ratio $r_med is below $MIN_RATIO" >&2
+	exit 3
+fi
+exit 0

@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * delayq - constant-delay FIFO line on an NFQUEUE queue.
+ *
+ * Every packet the kernel queues to us is held (the kernel keeps the skb,
+ * we only get its id: copy mode META) and accepted again at
+ * arrival + delay, in arrival order, from an absolute CLOCK_MONOTONIC
+ * timerfd.  Because the delay is constant, release order equals arrival
+ * order, so one NFQNL_MSG_VERDICT_BATCH ("accept every id <= n") releases
+ * all packets that are due.  Reads are batched with recvmmsg().
+ *
+ * Nothing is dropped silently: a full line, a netlink overrun (ENOBUFS)
+ * and the kernel's own queue counters are reported in the stats file,
+ * written on SIGUSR1 and at exit.  SIGUSR2 resets the release-error
+ * histogram (to skip a warm-up).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <arpa/inet.h>
+#include <linux/netfilter.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libnetfilter_queue/libnetfilter_queue.h>
+#include <libnfnetlink/libnfnetlink.h>
+
+#define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_USEC 1000ULL
+#define RECV_BATCH 64
+#define RECV_BUFSZ 512 /* metadata only: headers, no payload */
+#define HIST_BUCKETS 1000000 /* 1 us buckets up to 1 s; above goes to the last */
+
+struct pkt {
+	uint32_t id;
+	uint64_t due; /* CLOCK_MONOTONIC ns */
+};
+
+static struct {
+	/* configuration */
+	unsigned int qnum;
+	uint64_t delay_ns;
+	uint32_t maxlen;
+	const char *pidfile;
+	const char *statsfile;
+	int rtprio;
+	int cpu;
+	bool daemonize;
+	bool pmqos;
+
+	/* FIFO ring of held packets */
+	struct pkt *ring;
+	uint32_t cap, head, len, max_len;
+	uint64_t now; /* time of the current recv batch */
+
+	/* counters */
+	uint64_t received, released, dropped_full, enobufs, verdict_err, flushed;
+	uint64_t err_max_ns, err_samples;
+	uint32_t *hist; /* release error, 1 us buckets */
+
+	struct nfq_handle *h;
+	struct nfq_q_handle *qh;
+} g = {
+	.qnum = 0,
+	.maxlen = 65536,
+	.rtprio = 50,
+	.cpu = -1,
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa,
+		     void *data)
+{
+	struct nfqnl_msg_packet_hdr *ph = nfq_get_msg_packet_hdr(nfa);
+	uint32_t id;
+
+	(void)msg;
+	(void)data;
+	if (!ph)
+		return 0;
+	id = ntohl(ph->packet_id);
+	g.received++;
+	if (g.len == g.cap) {
+		/* Line full: drop now, visibly, rather than let the kernel time out. */
+		g.dropped_full++;
+		if (nfq_set_verdict(qh, id, NF_DROP, 0, NULL) < 0)
+			g.verdict_err++;
+		return 0;
+	}
+	g.ring[(g.head + g.len) % g.cap] = (struct pkt){ .id = id, .due = g.now + g.delay_ns };
+	g.len++;
+	if (g.len > g.max_len)
+		g.max_len = g.len;
+	return 0;
+}
+
+static void record_err(uint64_t err)
+{
+	uint64_t us = err / NSEC_PER_USEC;
+
+	if (us >= HIST_BUCKETS)
+		us = HIST_BUCKETS - 1;
+	g.hist[us]++;
+	g.err_samples++;
+	if (err > g.err_max_ns)
+		g.err_max_ns = err;
+}
+
+/* Accept every packet that is due; one batch verdict covers them all. */
+static void release_due(void)
+{
+	uint64_t t = now_ns();
+	uint32_t last = 0;
+	int n = 0;
+
+	while (g.len) {
+		struct pkt *p = &g.ring[g.head];
+
+		if (p->due > t)
+			break;
+		record_err(t - p->due);
+		last = p->id;
+		g.head = (g.head + 1) % g.cap;
+		g.len--;
+		n++;
+	}
+	if (!n)
+		return;
+	if (nfq_set_verdict_batch(g.qh, last, NF_ACCEPT) < 0)
+		g.verdict_err++;
+	g.released += n;
+}
+
+static void arm_timer(int tfd)
+{
+	struct itimerspec its = { 0 };
+
+	if (g.len) {
+		uint64_t due = g.ring[g.head].due;
+
+		its.it_value.tv_sec = due / NSEC_PER_SEC;
+		its.it_value.tv_nsec = due % NSEC_PER_SEC;
+	}
+	/* all-zero disarms */
+	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static uint64_t hist_pct(double pct)
+{
+	uint64_t want, acc = 0;
+	uint32_t i;
+
+	if (!g.err_samples)
+		return 0;
+	want = (uint64_t)(pct / 100.0 * g.err_samples);
+	if (want >= g.err_samples)
+		want = g.err_samples - 1;
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		acc += g.hist[i];
+		if (acc > want)
+			return i;
+	}
+	return HIST_BUCKETS - 1;
+}
+
+/* /proc/net/netfilter/nfnetlink_queue: qnum portid total mode range dropped user_dropped seq 1 */
+static void kernel_counters(uint64_t *qdrop, uint64_t *udrop, uint64_t *total)
+{
+	unsigned int q, portid, mode, range, tot;
+	unsigned long long d, u, seq;
+	char line[256];
+	FILE *f;
+
+	*qdrop = *udrop = *total = 0;
+	f = fopen("/proc/net/netfilter/nfnetlink_queue", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u %u %u %u %u %llu %llu %llu", &q, &portid, &tot, &mode, &range,
+			   &d, &u, &seq) == 8 && q == g.qnum) {
+			*qdrop = d;
+			*udrop = u;
+			*total = tot;
+		}
+	}
+	fclose(f);
+}
+
+static void write_stats(void)
+{
+	uint64_t qdrop, udrop, total;
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	kernel_counters(&qdrop, &udrop, &total);
+	if (!g.statsfile) {
+		f = stderr;
+	} else {
+		snprintf(tmp, sizeof(tmp), "%s.tmp", g.statsfile);
+		f = fopen(tmp, "w");
+		if (!f) {
+			fprintf(stderr, "delayq: can't write stats '%s': %s\n", tmp, strerror(errno));
+			return;
+		}
+	}
+	fprintf(f,
+		"queue=%u\ndelay_us=%.3f\nreceived=%" PRIu64 "\nreleased=%" PRIu64
+		"\nheld=%u\nmax_held=%u\ncapacity=%u\ndropped_full=%" PRIu64
+		"\nnetlink_enobufs=%" PRIu64 "\nverdict_errors=%" PRIu64
+		"\nflushed_at_exit=%" PRIu64 "\nkernel_queue_dropped=%" PRIu64
+		"\nkernel_user_dropped=%" PRIu64 "\nkernel_queue_total=%" PRIu64
+		"\ndrops=%" PRIu64 "\nrelease_err_samples=%" PRIu64
+		"\nrelease_err_p50_us=%" PRIu64 "\nrelease_err_p99_us=%" PRIu64
+		"\nrelease_err_p999_us=%" PRIu64 "\nrelease_err_max_us=%.1f\n",
+		g.qnum, g.delay_ns / 1000.0, g.received, g.released, g.len, g.max_len, g.cap,
+		g.dropped_full, g.enobufs, g.verdict_err, g.flushed, qdrop, udrop, total,
+		g.dropped_full + qdrop + udrop, g.err_samples, hist_pct(50), hist_pct(99),
+		hist_pct(99.9), g.err_max_ns / 1000.0);
+	if (f == stderr)
+		return;
+	fclose(f);
+	if (rename(tmp, g.statsfile) < 0)
+		fprintf(stderr, "delayq: can't rename stats to '%s': %s\n", g.statsfile,
+			strerror(errno));
+}
+
+static void reset_stats(void)
+{
+	memset(g.hist, 0, HIST_BUCKETS * sizeof(*g.hist));
+	g.err_samples = 0;
+	g.err_max_ns = 0;
+	g.max_len = g.len;
+}
+
+/* Read everything pending; returns false on a fatal socket error. */
+static bool drain(int fd)
+{
+	static char bufs[RECV_BATCH][RECV_BUFSZ];
+	struct mmsghdr msgs[RECV_BATCH];
+	struct iovec iov[RECV_BATCH];
+	int i, n;
+
+	for (i = 0; i < RECV_BATCH; i++) {
+		iov[i] = (struct iovec){ .iov_base = bufs[i], .iov_len = RECV_BUFSZ };
+		msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+	}
+	for (;;) {
+		n = recvmmsg(fd, msgs, RECV_BATCH, MSG_DONTWAIT, NULL);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return true;
+			if (errno == ENOBUFS) {
+				/* kernel counts the lost packets as user_dropped */
+				g.enobufs++;
+				continue;
+			}
+			fprintf(stderr, "delayq: recv: %s\n", strerror(errno));
+			return false;
+		}
+		g.now = now_ns();
+		for (i = 0; i < n; i++)
+			nfq_handle_packet(g.h, bufs[i], msgs[i].msg_len);
+		if (n < RECV_BATCH)
+			return true;
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: delayq -d DELAY_US [-q QUEUE] [-n MAXLEN] [-p PIDFILE] [-s STATSFILE]\n"
+		"              [-r RTPRIO] [-c CPU] [-L] [-D]\n"
+		"Hold every packet of NFQUEUE QUEUE for DELAY_US microseconds, FIFO.\n"
+		"  -d US      constant delay in microseconds (fractions allowed)\n"
+		"  -q N       queue number (default 0)\n"
+		"  -n N       kernel queue maxlen and line capacity (default 65536)\n"
+		"  -p FILE    write pid here once the queue is bound\n"
+		"  -s FILE    stats file (key=value), written on SIGUSR1 and at exit;\n"
+		"             default stderr\n"
+		"  -r PRIO    SCHED_FIFO priority, 0 = normal scheduling (default 50)\n"
+		"  -c CPU     pin to this CPU (default: not pinned)\n"
+		"  -L         hold /dev/cpu_dma_latency at 0 while running: idle CPUs poll\n"
+		"             instead of halting, which cuts timer wake-up latency in a VM\n"
+		"  -D         daemonize once the queue is bound\n"
+		"Signals: USR1 dump stats, USR2 reset release-error stats, TERM/INT exit.\n");
+}
+
+static int parse_args(int argc, char **argv)
+{
+	bool have_delay = false;
+	char *end;
+	double d;
+	int c;
+
+	while ((c = getopt(argc, argv, "d:q:n:p:s:r:c:LDh")) != -1) {
+		switch (c) {
+		case 'd':
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || *end || d < 0 || d > 10e6) {
+				fprintf(stderr, "delayq: bad delay '%s'\n", optarg);
+				return -1;
+			}
+			g.delay_ns = (uint64_t)(d * 1000.0 + 0.5);
+			have_delay = true;
+			break;
+		case 'q':
+			g.qnum = strtoul(optarg, &end, 10);
+			if (*end || g.qnum > 65535) {
+				fprintf(stderr, "delayq: bad queue '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'n':
+			g.maxlen = strtoul(optarg, &end, 10);
+			if (*end || g.maxlen < 16 || g.maxlen > (1u << 22)) {
+				fprintf(stderr, "delayq: bad maxlen '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'p':
+			g.pidfile = optarg;
+			break;
+		case 's':
+			g.statsfile = optarg;
+			break;
+		case 'r':
+			g.rtprio = strtol(optarg, &end, 10);
+			if (*end || g.rtprio < 0 || g.rtprio > 99) {
+				fprintf(stderr, "delayq: bad rtprio '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'c':
+			g.cpu = strtol(optarg, &end, 10);
+			if (*end || g.cpu < 0 || g.cpu >= CPU_SETSIZE) {
+				fprintf(stderr, "delayq: bad cpu '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'L':
+			g.pmqos = true;
+			break;
+		case 'D':
+			g.daemonize = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (!have_delay || optind != argc) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_queue(void)
+{
+	g.h = nfq_open();
+	if (!g.h) {
+		fprintf(stderr, "delayq: nfq_open: %s\n", strerror(errno));
+		return -1;
+	}
+	g.qh = nfq_create_queue(g.h, g.qnum, on_packet, NULL);
+	if (!g.qh) {
+		fprintf(stderr, "delayq: can't bind queue %u: %s (another listener?)\n", g.qnum,
+			strerror(errno));
+		return -1;
+	}
+	if (nfq_set_mode(g.qh, NFQNL_COPY_META, 0) < 0) {
+		fprintf(stderr, "delayq: can't set copy mode: %s\n", strerror(errno));
+		return -1;
+	}
+	if (nfq_set_queue_maxlen(g.qh, g.maxlen) < 0) {
+		fprintf(stderr, "delayq: can't set queue maxlen: %s\n", strerror(errno));
+		return -1;
+	}
+	/* Room for a burst of queue messages before we get to read them. */
+	nfnl_rcvbufsiz(nfq_nfnlh(g.h), 64u << 20);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int nlfd, tfd, sfd, ep, ready_pipe[2] = { -1, -1 };
+	struct epoll_event ev, evs[4];
+	sigset_t mask;
+	bool run = true;
+	char ok = 1;
+	int i, n;
+
+	if (parse_args(argc, argv) < 0)
+		return 2;
+
+	g.cap = g.maxlen;
+	g.ring = calloc(g.cap, sizeof(*g.ring));
+	g.hist = calloc(HIST_BUCKETS, sizeof(*g.hist));
+	if (!g.ring || !g.hist) {
+		fprintf(stderr, "delayq: out of memory\n");
+		return 1;
+	}
+
+	if (g.daemonize) {
+		pid_t pid;
+
+		if (pipe(ready_pipe) < 0) {
+			perror("delayq: pipe");
+			return 1;
+		}
+		pid = fork();
+		if (pid < 0) {
+			perror("delayq: fork");
+			return 1;
+		}
+		if (pid > 0) {
+			/* parent: exit 0 only once the child has bound the queue */
+			close(ready_pipe[1]);
+			if (read(ready_pipe[0], &ok, 1) != 1 || ok != 0)
+				return 1;
+			return 0;
+		}
+		close(ready_pipe[0]);
+		setsid();
+		ok = 1;
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (sfd < 0 || tfd < 0 || ep < 0) {
+		perror("delayq: setup");
+		goto fail;
+	}
+	if (setup_queue() < 0)
+		goto fail;
+	nlfd = nfq_fd(g.h);
+
+	/* Timer slack would add up to 50 us to every wake-up of a normal task. */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+		fprintf(stderr, "delayq: mlockall: %s (continuing)\n", strerror(errno));
+	if (g.cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(g.cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0)
+			fprintf(stderr, "delayq: can't pin to cpu %d: %s (continuing)\n", g.cpu,
+				strerror(errno));
+	}
+	if (g.pmqos) {
+		/* The request lasts as long as the fd is open, i.e. until we exit. */
+		int32_t zero = 0;
+		int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0 || write(fd, &zero, sizeof(zero)) != sizeof(zero))
+			fprintf(stderr, "delayq: /dev/cpu_dma_latency: %s (continuing)\n",
+				strerror(errno));
+	}
+	if (g.rtprio) {
+		struct sched_param sp = { .sched_priority = g.rtprio };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
+			fprintf(stderr, "delayq: SCHED_FIFO: %s (continuing)\n", strerror(errno));
+	}
+
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = nlfd };
+	epoll_ctl(ep, EPOLL_CTL_ADD, nlfd, &ev);
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = tfd };
+	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev);
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = sfd };
+	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+
+	if (g.pidfile) {
+		FILE *f = fopen(g.pidfile, "w");
+
+		if (!f) {
+			fprintf(stderr, "delayq: can't write pidfile '%s': %s\n", g.pidfile,
+				strerror(errno));
+			goto fail;
+		}
+		fprintf(f, "%d\n", getpid());
+		fclose(f);
+	}
+	if (g.daemonize) {
+		int fd = open("/dev/null", O_RDWR);
+
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			close(fd);
+		}
+		ok = 0;
+		if (write(ready_pipe[1], &ok, 1) != 1)
+			return 1;
+		close(ready_pipe[1]);
+	}
+
+	while (run) {
+		uint32_t head_before = g.len ? g.ring[g.head].id : 0;
+		bool was_empty = !g.len;
+
+		n = epoll_wait(ep, evs, 4, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("delayq: epoll_wait");
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.fd == nlfd) {
+				if (!drain(nlfd))
+					run = false;
+			} else if (evs[i].data.fd == tfd) {
+				uint64_t exp;
+
+				if (read(tfd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+					perror("delayq: timerfd");
+			} else if (evs[i].data.fd == sfd) {
+				struct signalfd_siginfo si;
+
+				if (read(sfd, &si, sizeof(si)) != sizeof(si))
+					continue;
+				if (si.ssi_signo == SIGUSR1)
+					write_stats();
+				else if (si.ssi_signo == SIGUSR2)
+					reset_stats();
+				else
+					run = false;
+			}
+		}
+		release_due();
+		/* Re-arm only when the head changed: fewer syscalls per packet. */
+		if (was_empty != !g.len || (g.len && g.ring[g.head].id != head_before))
+			arm_timer(tfd);
+	}
+
+	/* Let the held packets go rather than have the kernel drop them on unbind. */
+	if (g.len) {
+		g.flushed = g.len;
+		nfq_set_verdict_batch(g.qh, g.ring[(g.head + g.len - 1) % g.cap].id, NF_ACCEPT);
+		g.len = 0;
+	}
+	write_stats();
+	nfq_destroy_queue(g.qh);
+	nfq_close(g.h);
+	if (g.pidfile)
+		unlink(g.pidfile);
+	return 0;
+
+fail:
+	if (g.daemonize && ready_pipe[1] >= 0) {
+		ok = 1;
+		if (write(ready_pipe[1], &ok, 1) < 0)
+			return 1;
+	}
+	return 1;
+}
