@@ -93,5 +93,7 @@ int cmd_unload(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_get(int argc, char **argv);
 
 #endif /* CUBICCTL_H */

@@ -14,6 +14,8 @@ static const struct command commands[] = {
 	{ "load", cmd_load, "load [--name NAME] [--preset P] [KEY=VALUE...]  register an instance" },
 	{ "unload", cmd_unload, "unload [--name NAME] [--force]  unregister it, remove its pins" },
 	{ "status", cmd_status, "status [--name NAME]  instances, sockets, counters, tunables" },
+	{ "set", cmd_set, "set [--name NAME] KEY=VALUE... | preset=P  change tunables live" },
+	{ "get", cmd_get, "get [--name NAME] [KEY...]  the tunables in force" },
 	{ "trace", cmd_trace,
 	  "trace [--name NAME] [--count N] [--duration S] [--port P] [--addr A]  live exits" },
 	{ "help", cmd_help, "help  this text" },

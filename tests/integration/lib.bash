@@ -87,3 +87,27 @@ iperf_server() {
 	echo "iperf3 server did not start" >&2
 	return 1
 }
+
+PATHEMU="$REPO/tools/emu/pathemu"
+
+# path_start P RATE RTT BUFFER: an emulated path (see tools/emu); its BDP and
+# buffer in packets land in PATH_BDP and PATH_BUF.
+path_start() {
+	"$PATHEMU" start --name "$1" --rate "$2" --rtt "$3" --buffer "$4" >/dev/null
+	PATH_BDP=$("$PATHEMU" show --name "$1" | sed -n 's/^bdp_pkts=//p')
+	PATH_BUF=$("$PATHEMU" show --name "$1" | sed -n 's/^buffer_pkts=//p')
+	ip netns exec "$1-rcv" iperf3 -s -D -I "$BATS_FILE_TMPDIR/iperf3-$1.pid" >/dev/null
+	ip netns exec "$1-rcv" iperf3 -s -p 5202 -D >/dev/null
+	sleep 0.3
+}
+
+path_stop() {
+	"$PATHEMU" stop --name "$1" >/dev/null 2>&1 || true
+}
+
+# Bulk flow over path P with congestion control CA for SECONDS; iperf3 JSON to FILE.
+bulk() {
+	local p=$1 ca=$2 secs=$3 out=$4
+	shift 4
+	ip netns exec "$p-snd" iperf3 -c 10.77.2.2 -C "$ca" -t "$secs" -J "$@" >"$out"
+}

@@ -1,0 +1,171 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Telemetry: one ring-buffer record per slow-start exit, counters, and
+# cubicctl trace, over an emulated path with a real queue (tools/emu).
+
+load lib
+
+setup_file() {
+	ensure_fs
+	export P="bt$(( $$ % 10000 ))tr"
+	# 50 Mbit/s, 20 ms, buffer of one BDP (83 packets)
+	path_start "$P" 50mbit 20ms 1bdp
+	export PATH_BDP PATH_BUF
+}
+
+teardown_file() {
+	path_stop "$P"
+}
+
+setup() {
+	NAME=$(test_name)
+	TRACE_PID=
+}
+
+teardown() {
+	[ -n "$TRACE_PID" ] && kill "$TRACE_PID" 2>/dev/null
+	force_unload "$NAME"
+	assert_gone "$NAME"
+}
+
+start_trace() {
+	"$CUBICCTL" trace --name "$NAME" "$@" >"$BATS_TEST_TMPDIR/trace.out" 2>"$BATS_TEST_TMPDIR/trace.err" &
+	TRACE_PID=$!
+	sleep 0.3
+}
+
+stop_trace() {
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID"
+	TRACE_RC=$?
+	TRACE_PID=
+}
+
+@test "a bulk flow through a queue yields exactly one plausible exit record" {
+	"$CUBICCTL" load --name "$NAME"
+	start_trace --json
+	bulk "$P" "$NAME" 4 "$BATS_TEST_TMPDIR/c.json"
+	stop_trace
+	[ "$TRACE_RC" -eq 0 ]
+	grep -q "records shown, 0 dropped" "$BATS_TEST_TMPDIR/trace.err"
+	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/c.json")
+	jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/trace.out" >"$BATS_TEST_TMPDIR/flow.jsonl"
+	# one slow start, one record
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/flow.jsonl")" -eq 1 ]
+	rec=$(cat "$BATS_TEST_TMPDIR/flow.jsonl")
+	cwnd=$(jq .cwnd <<<"$rec")
+	dmin=$(jq .delay_min_us <<<"$rec")
+	echo "exit: $rec (bdp $PATH_BDP, buffer $PATH_BUF)"
+	# plausible for the path: not below the low window, within 3x of BDP + buffer
+	[ "$cwnd" -ge 16 ]
+	[ "$cwnd" -le $(( 3 * (PATH_BDP + PATH_BUF) )) ]
+	# delay_min is the path's 20 ms RTT, within 25%
+	[ "$dmin" -ge 15000 ] && [ "$dmin" -le 25000 ]
+	[ "$(jq -r .reason <<<"$rec")" != "" ]
+	[ "$(jq .rwnd_limited <<<"$rec")" = false ]
+	[ "$(jq -r .daddr <<<"$rec")" = 10.77.2.2 ]
+	[ "$(jq -r .instance <<<"$rec")" = "$NAME" ]
+	[ "$(jq .ssthresh <<<"$rec")" -eq "$cwnd" ] || [ "$(jq .loss <<<"$rec")" = true ]
+	# the counters agree with the records received
+	st=$("$CUBICCTL" -j status --name "$NAME")
+	[ "$(jq '.instances[0].counters.records' <<<"$st")" -eq "$(wc -l <"$BATS_TEST_TMPDIR/trace.out")" ]
+	exits=$(jq '.instances[0].counters | .exit_ack_train + .exit_delay + .exit_loss' <<<"$st")
+	[ "$exits" -ge "$(wc -l <"$BATS_TEST_TMPDIR/trace.out")" ]
+}
+
+@test "with HyStart off, slow start ends by loss and the record says so" {
+	"$CUBICCTL" load --name "$NAME" --preset off
+	start_trace --json --port 5201
+	bulk "$P" "$NAME" 4 "$BATS_TEST_TMPDIR/c.json"
+	stop_trace
+	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/c.json")
+	rec=$(jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/trace.out" | head -n 1)
+	echo "$rec"
+	[ "$(jq .loss <<<"$rec")" = true ]
+	[ "$(jq .ack_train <<<"$rec")" = false ]
+	[ "$(jq .initial <<<"$rec")" = true ]
+	# it overshot the pipe: more than BDP + buffer in flight when the loss was seen
+	[ "$(jq .cwnd <<<"$rec")" -gt "$PATH_BDP" ]
+	[ "$(counter "$NAME" exit_loss)" -ge 1 ]
+	[ "$(counter "$NAME" exit_ack_train)" -eq 0 ]
+}
+
+@test "--json parses and the filters keep and drop the right flows" {
+	"$CUBICCTL" load --name "$NAME"
+	start_trace --json --port 5202
+	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/a.json" -p 5201 &
+	other=$!
+	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/b.json" -p 5202
+	wait "$other"
+	stop_trace
+	jq -e . "$BATS_TEST_TMPDIR/trace.out" >/dev/null
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/trace.out")" -ge 1 ]
+	# every record kept is a 5202 flow, and the 5201 data flow was dropped
+	[ "$(jq -c 'select(.dport != 5202)' "$BATS_TEST_TMPDIR/trace.out" | wc -l)" -eq 0 ]
+	grep -q "filtered out" "$BATS_TEST_TMPDIR/trace.err"
+
+	start_trace --json --addr 10.9.9.9
+	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/a.json"
+	stop_trace
+	[ ! -s "$BATS_TEST_TMPDIR/trace.out" ]
+
+	start_trace --addr 10.77.2.2 --count 1
+	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/a.json"
+	wait "$TRACE_PID"
+	TRACE_PID=
+	# text: a header and one aligned line
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/trace.out")" -eq 2 ]
+	head -n 1 "$BATS_TEST_TMPDIR/trace.out" | grep -q "^TIME .*FLOW .*REASON .*CWND"
+	grep -q "10.77.1.1:[0-9]* > 10.77.2.2:5201" "$BATS_TEST_TMPDIR/trace.out"
+}
+
+@test "a tiny ring with no consumer counts its drops, and keeps what fit" {
+	# exits on the first ACKs: the ACK train needs only delay_min/128
+	"$CUBICCTL" load --name "$NAME" --ring-size 4096 ack_train_shift=10 hystart_low_window=2
+	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/c.json" -P 40
+	st=$("$CUBICCTL" -j status --name "$NAME")
+	written=$(jq '.instances[0].counters.records' <<<"$st")
+	dropped=$(jq '.instances[0].counters.records_dropped' <<<"$st")
+	echo "written $written dropped $dropped"
+	[ "$dropped" -ge 1 ]
+	[ $(( written + dropped )) -ge 40 ]
+	# what was written waits in the ring for the next reader, every record of it
+	run "$CUBICCTL" -j trace --name "$NAME" --duration 1
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^{' <<<"$output")" -eq "$written" ]
+}
+
+@test "one consumer: a second tracer is refused; SIGINT ends with a summary" {
+	"$CUBICCTL" load --name "$NAME"
+	start_trace
+	run "$CUBICCTL" trace --name "$NAME"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"another 'cubicctl trace' is already reading $NAME"* ]]
+	stop_trace
+	[ "$TRACE_RC" -eq 0 ]
+	grep -q "0 records shown, 0 dropped" "$BATS_TEST_TMPDIR/trace.err"
+}
+
+@test "unloading the instance ends trace with a message and exit 0" {
+	"$CUBICCTL" load --name "$NAME"
+	start_trace
+	"$CUBICCTL" unload --name "$NAME"
+	wait "$TRACE_PID"
+	rc=$?
+	TRACE_PID=
+	[ "$rc" -eq 0 ]
+	grep -q "$NAME was unloaded" "$BATS_TEST_TMPDIR/trace.err"
+}
+
+@test "trace rejects bad options and unloaded instances" {
+	run "$CUBICCTL" trace --name "$NAME"
+	[ "$status" -eq 3 ]
+	run "$CUBICCTL" trace --count 0
+	[ "$status" -eq 2 ]
+	run "$CUBICCTL" trace --duration -1
+	[ "$status" -eq 2 ]
+	run "$CUBICCTL" trace --port 70000
+	[ "$status" -eq 2 ]
+	run "$CUBICCTL" trace --addr 10.1
+	[ "$status" -eq 2 ]
+}

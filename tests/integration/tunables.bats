@@ -1,0 +1,162 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Live tunables: set/get, presets, refused input, several instances, and a
+# running flow picking up a change at its next ACK.
+
+load lib
+
+setup_file() {
+	ensure_fs
+	export P="bt$(( $$ % 10000 ))tu"
+	path_start "$P" 50mbit 100ms 2bdp
+	export PATH_BDP PATH_BUF
+}
+
+teardown_file() {
+	path_stop "$P"
+}
+
+setup() {
+	NAME=$(test_name)
+	NAME2=$(test_name)x
+	TRACE_PID=
+}
+
+teardown() {
+	[ -n "$TRACE_PID" ] && kill "$TRACE_PID" 2>/dev/null
+	force_unload "$NAME"
+	force_unload "$NAME2"
+	assert_gone "$NAME"
+	assert_gone "$NAME2"
+}
+
+get_json() {
+	"$CUBICCTL" -j get --name "$1" | jq -c .tunables
+}
+
+@test "set then get shows the value, in text and in JSON" {
+	"$CUBICCTL" load --name "$NAME"
+	run "$CUBICCTL" set --name "$NAME" ack_train_shift=2 hystart=off
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ack_train_shift 4 -> 2"* ]]
+	[[ "$output" == *"hystart 1 (linux) -> 0 (off)"* ]]
+	run "$CUBICCTL" get --name "$NAME" ack_train_shift hystart
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | wc -l)" -eq 2 ]
+	[[ "$output" == *"ack_train_shift"*" 2 "*"(changed)"* ]]
+	[ "$("$CUBICCTL" -j get --name "$NAME" | jq .tunables.ack_train_shift)" -eq 2 ]
+	[ "$("$CUBICCTL" -j get --name "$NAME" | jq .tunables.hystart)" -eq 0 ]
+	# and the datapath's map holds it (what the BPF program reads)
+	bpftool -j map dump pinned "/sys/fs/bpf/cubicctl/$NAME/tunables" | jq -e '.[0].formatted.value.ack_train_shift == 2'
+}
+
+@test "a refused set changes no value, and says why" {
+	"$CUBICCTL" load --name "$NAME"
+	before=$(get_json "$NAME")
+	for bad in "beta=0" "beta=1024" "nosuch=1" "beta" "beta==2" "beta=" "beta=-3" "beta=2.5" \
+		"beta=9x" "beta=99999999999" "hystart_low_window=0" "preset=warp" \
+		"delay_thresh_min_us=20000"; do
+		run "$CUBICCTL" set --name "$NAME" ack_train_shift=2 "$bad"
+		echo "$bad -> $status: $output"
+		[ "$status" -eq 2 ]
+		[ "$(echo "$output" | wc -l)" -eq 1 ]
+		[[ "$output" == "cubicctl: set: "* ]]
+	done
+	run "$CUBICCTL" set --name "$NAME" beta=600 beta=601
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"given twice"* ]]
+	[ "$(get_json "$NAME")" = "$before" ]
+	run "$CUBICCTL" set --name "$NAME2" beta=600
+	[ "$status" -eq 3 ]
+}
+
+@test "presets switch whole sets; preset=linux restores the defaults" {
+	"$CUBICCTL" load --name "$NAME"
+	defaults=$(get_json "$NAME")
+	"$CUBICCTL" set --name "$NAME" preset=nussbaum-2011
+	t=$(get_json "$NAME")
+	[ "$(jq .ack_train_shift <<<"$t")" -eq 2 ]
+	[ "$(jq .delay_thresh_shift <<<"$t")" -eq 0 ]
+	[ "$(jq .delay_thresh_min_us <<<"$t")" -eq 0 ]
+	"$CUBICCTL" set --name "$NAME" preset=linux
+	[ "$(get_json "$NAME")" = "$defaults" ]
+}
+
+@test "two instances side by side keep their own values" {
+	"$CUBICCTL" load --name "$NAME" --preset nussbaum-2011
+	"$CUBICCTL" load --name "$NAME2" --preset off beta=800
+	[ "$("$CUBICCTL" -j get --name "$NAME" | jq .tunables.ack_train_shift)" -eq 2 ]
+	[ "$("$CUBICCTL" -j get --name "$NAME" | jq .tunables.hystart)" -eq 1 ]
+	[ "$("$CUBICCTL" -j get --name "$NAME2" | jq .tunables.hystart)" -eq 0 ]
+	[ "$("$CUBICCTL" -j get --name "$NAME2" | jq .tunables.beta)" -eq 800 ]
+	"$CUBICCTL" set --name "$NAME2" beta=700
+	[ "$("$CUBICCTL" -j get --name "$NAME" | jq .tunables.beta)" -eq 717 ]
+	[ "$("$CUBICCTL" -j status | jq '[.instances[] | select(.name == "'"$NAME"'" or .name == "'"$NAME2"'")] | length')" -eq 2 ]
+}
+
+@test "two racing set commands lose no update" {
+	"$CUBICCTL" load --name "$NAME"
+	( for i in $(seq 0 19); do "$CUBICCTL" set --name "$NAME" beta=$((500 + i)) >/dev/null; done ) &
+	a=$!
+	( for i in $(seq 0 19); do "$CUBICCTL" set --name "$NAME" hystart_low_window=$((100 + i)) >/dev/null; done ) &
+	b=$!
+	wait "$a" "$b"
+	t=$(get_json "$NAME")
+	[ "$(jq .beta <<<"$t")" -eq 519 ]
+	[ "$(jq .hystart_low_window <<<"$t")" -eq 119 ]
+}
+
+@test "set hystart=off changes what new flows do: slow start ends by loss" {
+	"$CUBICCTL" load --name "$NAME"
+	bulk "$P" "$NAME" 3 "$BATS_TEST_TMPDIR/a.json"
+	hystart_exits=$("$CUBICCTL" -j status --name "$NAME" | jq '.instances[0].counters | .exit_ack_train + .exit_delay')
+	[ "$hystart_exits" -ge 1 ]
+	[ "$(counter "$NAME" exit_loss)" -eq 0 ]
+	"$CUBICCTL" set --name "$NAME" hystart=off
+	bulk "$P" "$NAME" 3 "$BATS_TEST_TMPDIR/b.json"
+	[ "$(counter "$NAME" exit_loss)" -ge 1 ]
+	# the HyStart counters did not move for the second flow
+	[ "$("$CUBICCTL" -j status --name "$NAME" | jq '.instances[0].counters | .exit_ack_train + .exit_delay')" -eq "$hystart_exits" ]
+	[ "$(jq '.end.sum_sent.retransmits' "$BATS_TEST_TMPDIR/b.json")" -gt 0 ]
+}
+
+@test "a running flow picks up a change at its next ACK" {
+	# the flow starts without HyStart; mid slow start, HyStart comes on with a
+	# hair-trigger ACK train: the running flow must leave by ACK train, not loss
+	"$CUBICCTL" load --name "$NAME" hystart=off
+	"$CUBICCTL" trace --name "$NAME" --json --port 5201 >"$BATS_TEST_TMPDIR/t.out" 2>/dev/null &
+	TRACE_PID=$!
+	sleep 0.3
+	bulk "$P" "$NAME" 3 "$BATS_TEST_TMPDIR/a.json" &
+	flow=$!
+	sleep 0.5
+	changed_at=$(date +%s.%N)
+	"$CUBICCTL" set --name "$NAME" hystart=linux ack_train_shift=10
+	wait "$flow"
+	sleep 0.3
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID"
+	TRACE_PID=
+	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/a.json")
+	rec=$(jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/t.out" | head -n 1)
+	echo "$rec"
+	[ "$(jq .ack_train <<<"$rec")" = true ]
+	[ "$(jq .loss <<<"$rec")" = false ]
+	# the exit came after the change, in a flow that began before it
+	jq -e --argjson c "$changed_at" '.time >= $c and (.time - .since_start_us / 1e6) < $c' <<<"$rec"
+}
+
+@test "root writing the map directly cannot break the datapath" {
+	"$CUBICCTL" load --name "$NAME"
+	# every key zero, then every key all-ones: the BPF side clamps each read
+	id=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/tunables" | jq .id)
+	n=$(bpftool -j map show id "$id" | jq .bytes_value)
+	bpftool map update id "$id" key hex 00 00 00 00 value hex $(printf '00 %.0s' $(seq "$n"))
+	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/a.json"
+	bps=$(jq '.end.sum_received.bits_per_second' "$BATS_TEST_TMPDIR/a.json")
+	awk -v b="$bps" 'BEGIN { exit !(b > 10e6) }'
+	bpftool map update id "$id" key hex 00 00 00 00 value hex $(printf 'ff %.0s' $(seq "$n"))
+	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/b.json"
+	bps=$(jq '.end.sum_received.bits_per_second' "$BATS_TEST_TMPDIR/b.json")
+	awk -v b="$bps" 'BEGIN { exit !(b > 10e6) }'
+}
