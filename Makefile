@@ -93,7 +93,7 @@ unload: cubicctl
 test: $(UNIT_TESTS) all $(DEPS_TEST)
 	$(Q)tests/run.sh all
 
-test-unit: $(UNIT_TESTS)
+test-unit: $(UNIT_TESTS) cubicctl
 	$(Q)tests/run.sh unit
 
 test-integration: all $(DEPS_TEST)

@@ -197,16 +197,17 @@ static void print_text(struct trace *tr, const struct cubic_event *e)
 	addr_str(e, e->daddr, e->dport, dst, sizeof(dst));
 	snprintf(flow, sizeof(flow), "%s > %s", src, dst);
 	decided_by(e, &thresh, &value);
-	snprintf(ctx, sizeof(ctx), "%s%s%s%s", e->flags & CUBIC_EV_CWND_LIMITED ? "cwnd-limited " : "",
-		 e->flags & CUBIC_EV_RWND_LIMITED ? "rwnd-limited " : "",
-		 e->flags & CUBIC_EV_PACED ? "paced " : "", e->flags & CUBIC_EV_INITIAL ? "" : "again");
+	snprintf(ctx, sizeof(ctx), "%s%s%s%s", e->flags & CUBIC_EV_CWND_LIMITED ? " cwnd-limited" : "",
+		 e->flags & CUBIC_EV_RWND_LIMITED ? " rwnd-limited" : "",
+		 e->flags & CUBIC_EV_PACED ? " paced" : "",
+		 e->flags & CUBIC_EV_INITIAL ? "" : " after-loss");
 	printf("%-12s %-44s %-15s %7u %8u %8.2f %8.2f ", when, flow,
 	       reason_str(e->flags, reason, sizeof(reason)), e->cwnd, e->ssthresh,
 	       ms(e->delay_min_us), ms(e->round_min_rtt_us));
 	if (thresh)
-		printf("%9.2f %8.2f  %s\n", ms(thresh), ms(value), ctx);
+		printf("%9.2f %8.2f %s\n", ms(thresh), ms(value), ctx);
 	else
-		printf("%9s %8s  %s\n", "-", "-", ctx);
+		printf("%9s %8s %s\n", "-", "-", ctx);
 	fflush(stdout);
 }
 

@@ -21,10 +21,24 @@ static const struct command commands[] = {
 	{ "help", cmd_help, "help  this text" },
 };
 
+/* The tunables as a Markdown table: README.md embeds exactly this (a test checks). */
+static void help_markdown(void)
+{
+	printf("| key | default | range | unit | meaning |\n|---|---|---|---|---|\n");
+	for (int i = 0; i < CUBIC_TUN_COUNT; i++) {
+		const struct tun_desc *d = &tun_table[i];
+
+		printf("| `%s` | %u | %u..%u | %s | %s |\n", d->name, d->def, d->min, d->max, d->unit,
+		       d->help);
+	}
+}
+
 int cmd_help(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc > 1 && !strcmp(argv[1], "--markdown")) {
+		help_markdown();
+		return EXIT_OK;
+	}
 	printf("usage: cubicctl [-j|--json] [-v|--verbose] COMMAND [ARGS]\n\n"
 	       "bpf_cubic is CUBIC with HyStart as a BPF struct_ops congestion control.\n"
 	       "Programs select it with setsockopt(TCP_CONGESTION, NAME) or iperf3 -C NAME.\n\n"

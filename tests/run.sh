@@ -31,6 +31,21 @@ run_unit() {
 	done
 }
 
+# The README's tunables table is the one cubicctl prints from the tunables table.
+run_docs() {
+	local want got
+	want=$(./cubicctl help --markdown)
+	got=$(sed -n '/<!-- tunables:begin -->/,/<!-- tunables:end -->/p' README.md | sed '1d;$d')
+	if [ "$want" = "$got" ]; then
+		echo "docs: README.md tunables table matches 'cubicctl help --markdown'"
+		pass=$((pass + 1))
+	else
+		echo "docs: README.md tunables table differs from 'cubicctl help --markdown':" >&2
+		diff <(echo "$want") <(echo "$got") >&2
+		fail=$((fail + 1))
+	fi
+}
+
 run_integration() {
 	local suites=() s out
 	if [ "$(id -u)" -ne 0 ]; then
@@ -60,9 +75,9 @@ run_integration() {
 }
 
 case "${1:-all}" in
-unit) run_unit ;;
+unit) run_unit; run_docs ;;
 integration) run_integration ;;
-all) run_unit; run_integration ;;
+all) run_unit; run_docs; run_integration ;;
 *) echo "usage: tests/run.sh [unit|integration|all]" >&2; exit 2 ;;
 esac
 
