@@ -142,6 +142,9 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 	e->train_len_us = x->v.train_len;
 	e->train_thresh_us = x->v.train_thresh;
 	e->delay_thresh_us = x->v.rtt_thresh;
+	e->last_round_min_rtt_us = x->v.last_rtt;
+	e->css_baseline_us = x->v.baseline;
+	e->css_rounds = x->v.css_rounds;
 	e->samples = s->sample_cnt;
 	e->rounds = s->rounds;
 	e->srtt_us = tp->srtt_us >> 3;
@@ -219,7 +222,8 @@ void BPF_PROG(bc_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	w.cwnd_cnt = tp->snd_cwnd_cnt;
 	w.ssthresh = tp->snd_ssthresh;
 	w.clamp = tp->snd_cwnd_clamp;
-	cubic_cong_avoid(ca_state(sk), get_tunables(), &w, acked, tcp_jiffies32(), CONFIG_HZ);
+	cubic_cong_avoid(ca_state(sk), get_tunables(), &w, acked, tcp_jiffies32(), CONFIG_HZ,
+			 sk->sk_pacing_status != SK_PACING_NONE);
 	tp->snd_cwnd = w.cwnd;
 	tp->snd_cwnd_cnt = w.cwnd_cnt;
 }
@@ -260,6 +264,9 @@ void BPF_PROG(bc_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 
 	if (event == CA_EVENT_TX_START)
 		cubic_on_tx_start(ca_state(sk), tcp_jiffies32(), tp->lsndtime);
+	else if (event == CA_EVENT_CWND_RESTART)
+		cubic_on_cwnd_restart(ca_state(sk), get_tunables(), (__u32)tp->tcp_mstamp,
+				      tp->snd_nxt);
 }
 
 SEC("struct_ops/bc_pkts_acked")
@@ -288,20 +295,30 @@ void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 	if (!fired)
 		return;
 
-	tp->snd_ssthresh = a.cwnd;
+	/* HyStart fired, or HyStart++ left CSS: slow start is over */
+	if (fired & (CUBIC_EV_ACK_TRAIN | CUBIC_EV_DELAY | CUBIC_EV_CSS_EXIT))
+		tp->snd_ssthresh = a.cwnd;
 	x.flags = fired;
 	x.ssthresh_before = a.ssthresh;
-	x.ssthresh = a.cwnd;
+	x.ssthresh = tp->snd_ssthresh;
 	x.rtt_us = (__u32)a.rtt_us;
 	emit_exit(sk, &x);
 	/* Same accounting as Linux's TcpExtTCPHystart{Train,Delay}{Detect,Cwnd}. */
-	if (fired & CUBIC_HYSTART_ACK_TRAIN) {
+	if (fired & CUBIC_EV_ACK_TRAIN) {
 		count(CUBIC_CNT_EXIT_TRAIN, 1);
 		count(CUBIC_CNT_EXIT_TRAIN_CWND, a.cwnd);
 	}
-	if (fired & CUBIC_HYSTART_DELAY) {
+	if (fired & CUBIC_EV_DELAY) {
 		count(CUBIC_CNT_EXIT_DELAY, 1);
 		count(CUBIC_CNT_EXIT_DELAY_CWND, a.cwnd);
+	}
+	if (fired & CUBIC_EV_CSS_ENTER)
+		count(CUBIC_CNT_CSS_ENTER, 1);
+	if (fired & CUBIC_EV_CSS_RESUME)
+		count(CUBIC_CNT_CSS_RESUME, 1);
+	if (fired & CUBIC_EV_CSS_EXIT) {
+		count(CUBIC_CNT_CSS_EXIT, 1);
+		count(CUBIC_CNT_CSS_EXIT_CWND, a.cwnd);
 	}
 }
 

@@ -37,6 +37,7 @@
 enum cubic_hystart_mode {
 	CUBIC_HYSTART_OFF = 0,
 	CUBIC_HYSTART_LINUX = 1,
+	CUBIC_HYSTART_PP = 2, /* HyStart++, RFC 9406 */
 };
 
 /* Per-CPU counters of one instance; cubicctl sums them over CPUs. */
@@ -49,6 +50,10 @@ enum cubic_counter {
 	CUBIC_CNT_EXIT_DELAY_CWND, /* sum of cwnd at those exits (TcpExtTCPHystartDelayCwnd) */
 	CUBIC_CNT_EXIT_LOSS,	   /* slow starts ended by loss, RTO or ECN before HyStart */
 	CUBIC_CNT_EXIT_LOSS_CWND,  /* sum of cwnd at those exits */
+	CUBIC_CNT_CSS_ENTER,	   /* HyStart++: entries into Conservative Slow Start */
+	CUBIC_CNT_CSS_RESUME,	   /* HyStart++: spurious exits undone (back to slow start) */
+	CUBIC_CNT_CSS_EXIT,	   /* HyStart++: CSS ended, congestion avoidance */
+	CUBIC_CNT_CSS_EXIT_CWND,   /* sum of cwnd at those exits */
 	CUBIC_CNT_EVENTS,	   /* records written to the ring */
 	CUBIC_CNT_EVENT_DROPS,	   /* records lost: the ring was full */
 	CUBIC_CNT_MAX
@@ -70,6 +75,9 @@ struct cubic_info {
 #define CUBIC_EV_ACK_TRAIN CUBIC_HYSTART_ACK_TRAIN /* HyStart's ACK train fired */
 #define CUBIC_EV_DELAY	   CUBIC_HYSTART_DELAY	   /* HyStart's delay test fired */
 #define CUBIC_EV_LOSS	   0x0004 /* slow start ended by loss, RTO or ECN before HyStart */
+#define CUBIC_EV_CSS_ENTER  0x0008 /* HyStart++: slow start -> Conservative Slow Start */
+#define CUBIC_EV_CSS_RESUME 0x0010 /* HyStart++: RTT fell below the baseline: back to slow start */
+#define CUBIC_EV_CSS_EXIT   0x0020 /* HyStart++: CSS_ROUNDS done: congestion avoidance */
 #define CUBIC_EV_REASONS   0x00ff
 /* ... and the flow's context */
 #define CUBIC_EV_CWND_LIMITED 0x0100 /* tcp_sock.is_cwnd_limited */
@@ -92,7 +100,11 @@ struct cubic_event {
 	__u32 rtt_us;		/* this ACK's RTT sample (0 for LOSS) */
 	__u32 train_len_us;	/* ACK train length, when the train fired */
 	__u32 train_thresh_us;	/* the threshold it crossed */
-	__u32 delay_thresh_us;	/* delay_min + clamp(...), when the delay test fired */
+	__u32 delay_thresh_us;	/* delay_min + clamp(...), when the delay test fired;
+				 * HyStart++: lastRoundMinRTT + RttThresh at CSS entry */
+	__u32 last_round_min_rtt_us; /* HyStart++: the previous round's minimum RTT */
+	__u32 css_baseline_us;	/* HyStart++: cssBaselineMinRtt (~0: none) */
+	__u32 css_rounds;	/* HyStart++: CSS rounds so far */
 	__u32 samples;		/* RTT samples in this round */
 	__u32 rounds;		/* HyStart rounds since the flow began */
 	__u32 srtt_us;

@@ -38,6 +38,16 @@
  *     arithmetic, so the core owns every cwnd change.
  *  9. usecs_to_jiffies() rounds up for any HZ; Linux's is exact for HZ that
  *     divide 1000000 (100, 250, 1000) and approximate otherwise.
+ *
+ * HyStart++ (hystart=2) is not in Linux; it follows RFC 9406 section 4.2 with
+ * Linux's round tracking (a round ends when snd_una passes the snd_nxt of its
+ * start), in packets rather than bytes (cwnd += min(acked, L) per ACK, and a
+ * quarter of that in CSS, the remainder carried to the next ACK). As section
+ * 4.3 advises it runs only in the initial slow start (ssthresh unset), and
+ * after an idle restart if hspp_after_idle is set. The RTT thresholds are the
+ * delay tunables (MIN/MAX_RTT_THRESH, MIN_RTT_DIVISOR = 1 << shift), and the
+ * RFC tests on the N_RTT_SAMPLE-th sample of a round (Linux HyStart on the
+ * one after it).
  */
 #ifndef CUBIC_CORE_H
 #define CUBIC_CORE_H
@@ -51,6 +61,11 @@
 
 /* cubic_state.flags */
 #define CUBIC_SF_INIT 0x1 /* our init ran for this flow */
+
+/* cubic_state.hspp_phase: HyStart++ (RFC 9406) */
+#define CUBIC_HSPP_SS	0 /* standard slow start, watching the RTT */
+#define CUBIC_HSPP_CSS	1 /* Conservative Slow Start */
+#define CUBIC_HSPP_DONE 2 /* not (or no longer) in HyStart++ */
 
 /*
  * Per-flow state, kept in inet_csk_ca(sk) (104 bytes on 6.18; the BPF side
@@ -80,6 +95,13 @@ struct cubic_state {
 	/* telemetry */
 	__u32 rounds;	/* HyStart rounds since the flow began */
 	__u64 start_us; /* tcp clock (us) when the flow began */
+	/* HyStart++ (RFC 9406); curr_rtt and sample_cnt serve it too */
+	__u32 last_round_min_rtt; /* lastRoundMinRTT, us (~0: none yet) */
+	__u32 css_baseline;	  /* cssBaselineMinRtt, us (~0: none) */
+	__u32 css_accum;	  /* CSS growth not yet applied, packets */
+	__u8 hspp_phase;	  /* CUBIC_HSPP_* */
+	__u8 css_rounds;	  /* CSS rounds so far, the partial first one included */
+	__u16 pad2;
 };
 
 /* The window fields of tcp_sock that the core reads and writes. */
@@ -112,6 +134,10 @@ struct hystart_verdict {
 	__u32 train_thresh;   /* us, the threshold it crossed */
 	__u32 rtt;	      /* us, the round's minimum RTT when the delay test fired */
 	__u32 rtt_thresh;     /* us, delay_min + clamped threshold it crossed */
+	/* HyStart++ */
+	__u32 last_rtt;	      /* lastRoundMinRTT at the decision */
+	__u32 baseline;	      /* cssBaselineMinRtt at the decision */
+	__u32 css_rounds;     /* CSS rounds at the decision */
 };
 
 static inline int cubic_before(__u32 seq1, __u32 seq2)
@@ -239,6 +265,11 @@ static inline __u32 cubic_init(struct cubic_state *s, const struct cubic_tunable
 	s->rounds = 0;
 	s->start_us = now_us;
 	s->flags |= CUBIC_SF_INIT;
+	s->hspp_phase = CUBIC_HSPP_SS;
+	s->last_round_min_rtt = ~0U;
+	s->css_baseline = ~0U;
+	s->css_accum = 0;
+	s->css_rounds = 0;
 	if (cubic_tun_hystart(t) == CUBIC_HYSTART_OFF)
 		return cubic_tun_initial_ssthresh(t);
 	return 0;
@@ -369,12 +400,45 @@ tcp_friendliness:
 		s->cnt = 2;
 }
 
+/*
+ * HyStart++ slow-start growth (RFC 9406 section 4.2): cwnd += min(N, L x SMSS),
+ * L unlimited when paced; in CSS a CSS_GROWTH_DIVISOR-th of that. Returns the
+ * ACKed packets left over once ssthresh is reached, as tcp_slow_start().
+ */
+static inline __u32 hspp_slow_start(struct cubic_state *s, const struct cubic_tunables *t,
+				    struct cubic_win *w, __u32 acked, int paced)
+{
+	__u32 inc = acked, lim = cubic_tun_hspp_ack_limit(t), used;
+
+	if (!paced && inc > lim)
+		inc = lim;
+	if (s->hspp_phase == CUBIC_HSPP_CSS) {
+		__u32 div = cubic_tun_css_growth_divisor(t);
+
+		s->css_accum += inc;
+		inc = s->css_accum / div;
+		s->css_accum -= inc * div;
+	}
+	if (inc >= w->ssthresh - w->cwnd) {
+		used = w->ssthresh - w->cwnd;
+		w->cwnd = w->ssthresh < w->clamp ? w->ssthresh : w->clamp;
+		return acked > used ? acked - used : 0;
+	}
+	w->cwnd += inc;
+	if (w->cwnd > w->clamp)
+		w->cwnd = w->clamp;
+	return 0;
+}
+
 /* cubictcp_cong_avoid(), once the caller has checked tcp_is_cwnd_limited(). */
 static inline void cubic_cong_avoid(struct cubic_state *s, const struct cubic_tunables *t,
-				    struct cubic_win *w, __u32 acked, __u32 now, __u32 hz)
+				    struct cubic_win *w, __u32 acked, __u32 now, __u32 hz, int paced)
 {
 	if (w->cwnd < w->ssthresh) { /* tcp_in_slow_start() */
-		acked = cubic_slow_start(w, acked);
+		if (cubic_tun_hystart(t) == CUBIC_HYSTART_PP && s->hspp_phase != CUBIC_HSPP_DONE)
+			acked = hspp_slow_start(s, t, w, acked, paced);
+		else
+			acked = cubic_slow_start(w, acked);
 		if (!acked)
 			return;
 	}
@@ -390,6 +454,8 @@ static inline __u32 cubic_recalc_ssthresh(struct cubic_state *s, const struct cu
 	__u32 ssthresh;
 
 	s->epoch_start = 0; /* end of epoch */
+	/* RFC 9406 4.2: loss or ECN ends HyStart++; the normal response follows */
+	s->hspp_phase = CUBIC_HSPP_DONE;
 
 	if (cwnd < s->last_max_cwnd && cubic_tun_fast_convergence(t))
 		s->last_max_cwnd = (cwnd * (CUBIC_BETA_SCALE + beta)) / (2 * CUBIC_BETA_SCALE);
@@ -414,6 +480,24 @@ static inline int cubic_loss_ends_slow_start(const struct cubic_state *s, __u32 
 static inline void cubic_on_loss_state(struct cubic_state *s, __u32 now_us, __u32 snd_nxt)
 {
 	cubic_reset(s);
+	hystart_reset_round(s, now_us, snd_nxt);
+}
+
+/*
+ * CA_EVENT_CWND_RESTART: slow start again after idle. RFC 9406 4.3 allows
+ * HyStart++ for it; only with hspp_after_idle.
+ */
+static inline void cubic_on_cwnd_restart(struct cubic_state *s, const struct cubic_tunables *t,
+					 __u32 now_us, __u32 snd_nxt)
+{
+	if (cubic_tun_hystart(t) != CUBIC_HYSTART_PP || !cubic_tun_hspp_after_idle(t))
+		return;
+	s->found = 0;
+	s->hspp_phase = CUBIC_HSPP_SS;
+	s->last_round_min_rtt = ~0U;
+	s->css_baseline = ~0U;
+	s->css_accum = 0;
+	s->css_rounds = 0;
 	hystart_reset_round(s, now_us, snd_nxt);
 }
 
@@ -526,9 +610,83 @@ static inline __u8 hystart_update(struct cubic_state *s, const struct cubic_tuna
 }
 
 /*
+ * HyStart++ on one RTT sample (RFC 9406 section 4.2). Returns the CUBIC_EV_CSS_*
+ * bit of a phase change, if any, and fills v; on CUBIC_EV_CSS_EXIT the caller
+ * sets ssthresh = cwnd.
+ */
+static inline __u8 hspp_update(struct cubic_state *s, const struct cubic_tunables *t,
+			       const struct cubic_ack *a, __u32 delay, struct hystart_verdict *v)
+{
+	__u8 fired = 0;
+
+	if (s->hspp_phase == CUBIC_HSPP_DONE)
+		return 0;
+
+	/* A new round: lastRoundMinRTT = currentRoundMinRTT, then start over. */
+	if (cubic_after(a->snd_una, s->end_seq)) {
+		s->last_round_min_rtt = s->curr_rtt;
+		hystart_reset_round(s, a->now_us, a->snd_nxt);
+		s->rounds++;
+		if (s->hspp_phase == CUBIC_HSPP_CSS) {
+			/* CSS lasts CSS_ROUNDS rounds, the partial first one included */
+			if (s->css_rounds >= cubic_tun_css_rounds(t)) {
+				s->hspp_phase = CUBIC_HSPP_DONE;
+				fired = CUBIC_EV_CSS_EXIT;
+				goto out;
+			}
+			s->css_rounds++;
+		}
+	}
+
+	if (s->curr_rtt > delay)
+		s->curr_rtt = delay;
+	if (s->sample_cnt < 255)
+		s->sample_cnt++;
+	if (s->sample_cnt < cubic_tun_hystart_min_samples(t))
+		return 0;
+
+	if (s->hspp_phase == CUBIC_HSPP_SS) {
+		__u64 thresh;
+
+		if (s->last_round_min_rtt == ~0U)
+			return 0;
+		/* RttThresh = max(MIN_RTT_THRESH, min(lastRoundMinRTT / 8, MAX_RTT_THRESH)) */
+		thresh = (__u64)s->last_round_min_rtt +
+			 hystart_delay_thresh(t, s->last_round_min_rtt);
+		if ((__u64)s->curr_rtt >= thresh) {
+			s->css_baseline = s->curr_rtt;
+			s->hspp_phase = CUBIC_HSPP_CSS;
+			s->css_rounds = 1;
+			s->css_accum = 0;
+			v->rtt_thresh = thresh > 0xffffffffULL ? 0xffffffffU : (__u32)thresh;
+			fired = CUBIC_EV_CSS_ENTER;
+		}
+	} else if (s->curr_rtt < s->css_baseline) {
+		/* the RTT went back down: the exit was spurious, resume slow start */
+		v->baseline = s->css_baseline;
+		s->css_baseline = ~0U;
+		s->hspp_phase = CUBIC_HSPP_SS;
+		fired = CUBIC_EV_CSS_RESUME;
+	}
+out:
+	if (fired) {
+		v->found = fired;
+		v->rtt = s->curr_rtt;
+		v->last_rtt = s->last_round_min_rtt;
+		if (fired != CUBIC_EV_CSS_RESUME)
+			v->baseline = s->css_baseline;
+		v->css_rounds = s->css_rounds;
+		if (fired == CUBIC_EV_CSS_EXIT)
+			s->found |= CUBIC_EV_CSS_EXIT;
+	}
+	return fired;
+}
+
+/*
  * cubictcp_acked(): an RTT sample. Keeps delay_min and runs HyStart while in
- * slow start. Returns the detector bits that fired on this ACK (then the
- * caller sets ssthresh = cwnd).
+ * slow start. Returns the CUBIC_EV_* bits of what happened on this ACK: a
+ * HyStart detector or a HyStart++ CSS exit (then the caller sets ssthresh =
+ * cwnd), or a HyStart++ CSS entry or resume.
  */
 static inline __u8 cubic_pkts_acked(struct cubic_state *s, const struct cubic_tunables *t,
 				    const struct cubic_ack *a, struct hystart_verdict *v)
@@ -550,9 +708,16 @@ static inline __u8 cubic_pkts_acked(struct cubic_state *s, const struct cubic_tu
 	if (s->delay_min == 0 || s->delay_min > delay)
 		s->delay_min = delay;
 
-	if (!s->found && a->cwnd < a->ssthresh && cubic_tun_hystart(t) == CUBIC_HYSTART_LINUX)
+	if (s->found || a->cwnd >= a->ssthresh)
+		return 0;
+	switch (cubic_tun_hystart(t)) {
+	case CUBIC_HYSTART_LINUX:
 		return hystart_update(s, t, a, delay, v);
-	return 0;
+	case CUBIC_HYSTART_PP:
+		return hspp_update(s, t, a, delay, v);
+	default:
+		return 0;
+	}
 }
 
 #endif /* CUBIC_CORE_H */

@@ -10,7 +10,11 @@
  * beta, bic_scale, fast_convergence, tcp_friendliness, initial_ssthresh,
  * hystart, hystart_detect, hystart_low_window, hystart_ack_delta_us, and the
  * compile-time HyStart constants HYSTART_MIN_SAMPLES, HYSTART_DELAY_MIN/MAX and
- * the ">> 3" of HYSTART_DELAY_THRESH(delay_min >> 3).
+ * the ">> 3" of HYSTART_DELAY_THRESH(delay_min >> 3). HyStart++ (hystart=2) uses
+ * the RFC 9406 section 4.3 constants, as defaults: MIN_RTT_THRESH and
+ * MAX_RTT_THRESH are delay_thresh_min_us/max_us (4 and 16 ms), MIN_RTT_DIVISOR
+ * is 1 << delay_thresh_shift (8), N_RTT_SAMPLE is hystart_min_samples (8),
+ * CSS_GROWTH_DIVISOR 4, CSS_ROUNDS 5, L 8.
  */
 #ifndef CUBIC_TUNABLES_H
 #define CUBIC_TUNABLES_H
@@ -23,7 +27,8 @@
 	X(tcp_friendliness, 1, 0, 1, "bool", "Reno-friendly region (RFC 9438 section 4.3)")        \
 	X(initial_ssthresh, 0, 0, 0x7fffffff, "pkts",                                              \
 	  "initial slow-start threshold when hystart=off (0: unlimited)")                         \
-	X(hystart, 1, 0, 1, "mode", "slow-start exit: 0 off (loss only), 1 Linux HyStart")         \
+	X(hystart, 1, 0, 2, "mode",                                                                \
+	  "slow-start exit: 0 off (loss only), 1 Linux HyStart, 2 HyStart++ (RFC 9406)")          \
 	X(hystart_detect, 3, 0, 3, "bits", "HyStart detectors: 1 ACK train, 2 delay, 3 both")      \
 	X(hystart_low_window, 16, 1, 1000000, "pkts", "detectors stay idle below this cwnd")       \
 	X(hystart_ack_delta_us, 2000, 1, 100000, "us", "largest ACK gap that still counts as a train") \
@@ -33,7 +38,15 @@
 	  "delay test: rtt > delay_min + clamp(delay_min >> shift, min, max)")                    \
 	X(delay_thresh_min_us, 4000, 0, 1000000000, "us", "lower clamp of the delay threshold")   \
 	X(delay_thresh_max_us, 16000, 0, 1000000000, "us", "upper clamp of the delay threshold")  \
-	X(hystart_min_samples, 8, 1, 255, "samples", "RTT samples per round before the delay test")
+	X(hystart_min_samples, 8, 1, 255, "samples",                                               \
+	  "RTT samples per round before the delay test (HyStart++: N_RTT_SAMPLE)")               \
+	X(css_growth_divisor, 4, 2, 64, "divisor",                                                 \
+	  "HyStart++: slow-start growth is divided by this in Conservative Slow Start")          \
+	X(css_rounds, 5, 1, 100, "rounds", "HyStart++: CSS rounds before congestion avoidance")     \
+	X(hspp_ack_limit, 8, 1, 65535, "pkts",                                                     \
+	  "HyStart++: L, most packets cwnd grows per ACK in slow start (unlimited if paced)")    \
+	X(hspp_after_idle, 0, 0, 1, "bool",                                                        \
+	  "HyStart++: also for the slow start that restarts after an idle period")
 
 /* Index of each tunable, in table order. */
 enum cubic_tunable_id {

@@ -51,6 +51,12 @@ static void print_text(const struct instance *in, enum instance_state st,
 	       mean(c->c[CUBIC_CNT_EXIT_DELAY_CWND], c->c[CUBIC_CNT_EXIT_DELAY]),
 	       (unsigned long long)c->c[CUBIC_CNT_EXIT_LOSS],
 	       mean(c->c[CUBIC_CNT_EXIT_LOSS_CWND], c->c[CUBIC_CNT_EXIT_LOSS]));
+	if (c->c[CUBIC_CNT_CSS_ENTER] || tun_get(t, CUBIC_TUN_hystart) == CUBIC_HYSTART_PP)
+		printf("  hystart++ css_enter %llu, css_resume %llu, css_exit %llu (mean cwnd %.1f)\n",
+		       (unsigned long long)c->c[CUBIC_CNT_CSS_ENTER],
+		       (unsigned long long)c->c[CUBIC_CNT_CSS_RESUME],
+		       (unsigned long long)c->c[CUBIC_CNT_CSS_EXIT],
+		       mean(c->c[CUBIC_CNT_CSS_EXIT_CWND], c->c[CUBIC_CNT_CSS_EXIT]));
 	printf("  records   %llu written, %llu dropped (ring full)\n",
 	       (unsigned long long)c->c[CUBIC_CNT_EVENTS],
 	       (unsigned long long)c->c[CUBIC_CNT_EVENT_DROPS]);
@@ -78,6 +84,10 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 		json_u64(j, "exit_delay_cwnd_sum", c->c[CUBIC_CNT_EXIT_DELAY_CWND]);
 		json_u64(j, "exit_loss", c->c[CUBIC_CNT_EXIT_LOSS]);
 		json_u64(j, "exit_loss_cwnd_sum", c->c[CUBIC_CNT_EXIT_LOSS_CWND]);
+		json_u64(j, "css_enter", c->c[CUBIC_CNT_CSS_ENTER]);
+		json_u64(j, "css_resume", c->c[CUBIC_CNT_CSS_RESUME]);
+		json_u64(j, "css_exit", c->c[CUBIC_CNT_CSS_EXIT]);
+		json_u64(j, "css_exit_cwnd_sum", c->c[CUBIC_CNT_CSS_EXIT_CWND]);
 		json_u64(j, "records", c->c[CUBIC_CNT_EVENTS]);
 		json_u64(j, "records_dropped", c->c[CUBIC_CNT_EVENT_DROPS]);
 		json_obj_close(j);

@@ -43,7 +43,8 @@ static void usage(void)
 		"usage: cubicctl trace [--name NAME] [--json] [--count N] [--duration SECONDS]\n"
 		"                      [--port P] [--addr A]\n"
 		"Shows each slow-start exit of the instance's flows as it happens: why slow start\n"
-		"ended (ack_train, delay, loss), cwnd, ssthresh, delay_min, the round's minimum RTT\n"
+		"ended (ack_train, delay, loss; HyStart++: css_enter, css_resume, css_exit), cwnd,\n"
+		"ssthresh, delay_min, the round's minimum RTT\n"
 		"and the threshold crossed. --json prints one object per line. --port and --addr\n"
 		"keep flows with that local or remote port / address. Ends on SIGINT or SIGTERM,\n"
 		"after N records or SECONDS, or when the instance is unloaded (exit 0).\n");
@@ -60,9 +61,9 @@ static const char *reason_str(__u32 flags, char *buf, size_t len)
 	static const struct {
 		__u32 bit;
 		const char *name;
-	} reasons[] = { { CUBIC_EV_ACK_TRAIN, "ack_train" },
-			{ CUBIC_EV_DELAY, "delay" },
-			{ CUBIC_EV_LOSS, "loss" } };
+	} reasons[] = { { CUBIC_EV_ACK_TRAIN, "ack_train" },  { CUBIC_EV_DELAY, "delay" },
+			{ CUBIC_EV_LOSS, "loss" },	      { CUBIC_EV_CSS_ENTER, "css_enter" },
+			{ CUBIC_EV_CSS_RESUME, "css_resume" }, { CUBIC_EV_CSS_EXIT, "css_exit" } };
 	size_t off = 0;
 
 	buf[0] = '\0';
@@ -89,7 +90,17 @@ static void addr_str(const struct cubic_event *e, const __u8 *a, __u16 port, cha
 
 static double ms(__u32 us)
 {
-	return us == ~0U ? NAN : us / 1000.0;
+	return us / 1000.0;
+}
+
+/* "12.34" ms, or "-" for no sample (~0) */
+static const char *ms_str(__u32 us, char *buf, size_t len)
+{
+	if (us == ~0U)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", ms(us));
+	return buf;
 }
 
 /* The threshold crossed and the value that crossed it, us (0, 0 for a loss). */
@@ -99,8 +110,11 @@ static void decided_by(const struct cubic_event *e, __u32 *thresh, __u32 *value)
 	if (e->flags & CUBIC_EV_ACK_TRAIN) {
 		*thresh = e->train_thresh_us;
 		*value = e->train_len_us;
-	} else if (e->flags & CUBIC_EV_DELAY) {
-		*thresh = e->delay_thresh_us;
+	} else if (e->flags & (CUBIC_EV_DELAY | CUBIC_EV_CSS_ENTER)) {
+		*thresh = e->delay_thresh_us; /* the round's min RTT crossed it */
+		*value = e->round_min_rtt_us;
+	} else if (e->flags & CUBIC_EV_CSS_RESUME) {
+		*thresh = e->css_baseline_us; /* the round's min RTT fell below it */
 		*value = e->round_min_rtt_us;
 	}
 }
@@ -146,6 +160,9 @@ static void print_json(struct trace *tr, const struct cubic_event *e)
 	json_bool(j, "ack_train", e->flags & CUBIC_EV_ACK_TRAIN);
 	json_bool(j, "delay", e->flags & CUBIC_EV_DELAY);
 	json_bool(j, "loss", e->flags & CUBIC_EV_LOSS);
+	json_bool(j, "css_enter", e->flags & CUBIC_EV_CSS_ENTER);
+	json_bool(j, "css_resume", e->flags & CUBIC_EV_CSS_RESUME);
+	json_bool(j, "css_exit", e->flags & CUBIC_EV_CSS_EXIT);
 	json_u64(j, "flags", e->flags);
 	json_u64(j, "cwnd", e->cwnd);
 	json_u64(j, "ssthresh", e->ssthresh);
@@ -160,6 +177,15 @@ static void print_json(struct trace *tr, const struct cubic_event *e)
 	json_u64(j, "train_len_us", e->train_len_us);
 	json_u64(j, "train_thresh_us", e->train_thresh_us);
 	json_u64(j, "delay_thresh_us", e->delay_thresh_us);
+	if (e->last_round_min_rtt_us == ~0U)
+		json_null(j, "last_round_min_rtt_us");
+	else
+		json_u64(j, "last_round_min_rtt_us", e->last_round_min_rtt_us);
+	if (e->css_baseline_us == ~0U)
+		json_null(j, "css_baseline_us");
+	else
+		json_u64(j, "css_baseline_us", e->css_baseline_us);
+	json_u64(j, "css_rounds", e->css_rounds);
 	json_u64(j, "samples", e->samples);
 	json_u64(j, "rounds", e->rounds);
 	json_u64(j, "since_start_us", e->since_start_us);
@@ -179,7 +205,7 @@ static void print_json(struct trace *tr, const struct cubic_event *e)
 
 static void print_text(struct trace *tr, const struct cubic_event *e)
 {
-	char reason[64], src[64], dst[64], flow[140], when[32], ctx[64];
+	char reason[64], src[64], dst[64], flow[140], when[32], ctx[64], dmin[16], rrtt[16];
 	long long real = (long long)e->ts_ns + tr->mono_to_real_ns;
 	time_t sec = (time_t)(real / 1000000000LL);
 	__u32 thresh, value;
@@ -201,9 +227,10 @@ static void print_text(struct trace *tr, const struct cubic_event *e)
 		 e->flags & CUBIC_EV_RWND_LIMITED ? " rwnd-limited" : "",
 		 e->flags & CUBIC_EV_PACED ? " paced" : "",
 		 e->flags & CUBIC_EV_INITIAL ? "" : " after-loss");
-	printf("%-12s %-44s %-15s %7u %8u %8.2f %8.2f ", when, flow,
+	printf("%-12s %-44s %-15s %7u %8u %8s %8s ", when, flow,
 	       reason_str(e->flags, reason, sizeof(reason)), e->cwnd, e->ssthresh,
-	       ms(e->delay_min_us), ms(e->round_min_rtt_us));
+	       ms_str(e->delay_min_us, dmin, sizeof(dmin)),
+	       ms_str(e->round_min_rtt_us, rrtt, sizeof(rrtt)));
 	if (thresh)
 		printf("%9.2f %8.2f %s\n", ms(thresh), ms(value), ctx);
 	else

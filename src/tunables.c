@@ -16,6 +16,8 @@ static const struct tun_enum hystart_names[] = { { "off", CUBIC_HYSTART_OFF },
 						 { "none", CUBIC_HYSTART_OFF },
 						 { "linux", CUBIC_HYSTART_LINUX },
 						 { "hystart", CUBIC_HYSTART_LINUX },
+						 { "hystart++", CUBIC_HYSTART_PP },
+						 { "hspp", CUBIC_HYSTART_PP },
 						 { NULL, 0 } };
 static const struct tun_enum detect_names[] = { { "none", 0 },
 						{ "ack_train", CUBIC_HYSTART_ACK_TRAIN },
@@ -46,6 +48,7 @@ const struct tun_preset tun_presets[] = {
 	{ "nussbaum-2011",
 	  "the 2011 patch: ACK train past 2 x delay_min, delay test past 2 x delay_min, no clamp" },
 	{ "off", "no HyStart: slow start ends on loss" },
+	{ "hystart++", "HyStart++ (RFC 9406) with the RFC's constants" },
 	{ NULL, NULL },
 };
 
@@ -145,6 +148,10 @@ int tun_preset(const char *name, struct cubic_tunables *t)
 	}
 	if (!strcmp(name, "off")) {
 		t->hystart = CUBIC_HYSTART_OFF;
+		return 0;
+	}
+	if (!strcmp(name, "hystart++")) {
+		t->hystart = CUBIC_HYSTART_PP;
 		return 0;
 	}
 	return -1;

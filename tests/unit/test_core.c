@@ -148,7 +148,7 @@ static __u32 simulate_ca(struct cubic_state *s, const struct cubic_tunables *t, 
 		__u32 n = w.cwnd;
 
 		for (__u32 k = 0; k < n; k++)
-			cubic_cong_avoid(s, t, &w, 1, now + k * rtt_j / n, HZ);
+			cubic_cong_avoid(s, t, &w, 1, now + k * rtt_j / n, HZ, 0);
 		now += rtt_j;
 	}
 	return w.cwnd;
@@ -519,6 +519,228 @@ TEST(loss_state_resets)
 	CHECK_EQ(s.rounds, 7); /* telemetry survives */
 }
 
+
+/* ---- HyStart++ (RFC 9406 section 4) ---- */
+
+struct hspp_sim {
+	struct cubic_state s;
+	struct cubic_tunables t;
+	__u32 now, una, nxt;
+};
+
+static void hspp_setup(struct hspp_sim *h)
+{
+	memset(h, 0, sizeof(*h));
+	cubic_tunables_defaults(&h->t);
+	h->t.hystart = CUBIC_HYSTART_PP;
+	cubic_init(&h->s, &h->t, 0, 1000);
+	h->now = 0;
+	h->una = 500;
+	h->nxt = 1000;
+}
+
+/*
+ * One round of n ACKs with RTT rtt_us (the first ACK starts the round).
+ * Returns the CUBIC_EV_* bits seen and the 1-based ACK of the first one.
+ */
+static __u8 hspp_round(struct hspp_sim *h, int n, __u32 rtt_us, int *at, struct hystart_verdict *v)
+{
+	__u8 all = 0;
+
+	*at = 0;
+	h->una = h->nxt + 1; /* past the end of the previous round */
+	h->nxt += 100000;
+	for (int k = 1; k <= n; k++) {
+		struct cubic_ack a = ack_at(h->now += 3000, (__s32)rtt_us, 100);
+		__u8 f;
+
+		a.snd_una = k == 1 ? h->una : h->una + (__u32)k;
+		a.snd_nxt = h->nxt;
+		f = cubic_pkts_acked(&h->s, &h->t, &a, v);
+		if (f && !*at)
+			*at = k;
+		all |= f;
+	}
+	return all;
+}
+
+TEST(hspp_css_entry_exact)
+{
+	struct hspp_sim h;
+	struct hystart_verdict v;
+	int at;
+
+	/* lastRoundMinRTT 10 ms: RttThresh = max(4, min(10/8, 16)) = 4 ms; entry when the
+	 * round's min is >= 14 ms, tested from the 8th sample of the round on */
+	hspp_setup(&h);
+	CHECK_EQ(hspp_round(&h, 10, 10000, &at, &v), 0);
+	CHECK_EQ(hspp_round(&h, 10, 14000, &at, &v), CUBIC_EV_CSS_ENTER);
+	CHECK_EQ(at, 8);
+	CHECK_EQ(v.rtt, 14000);
+	CHECK_EQ(v.last_rtt, 10000);
+	CHECK_EQ(v.rtt_thresh, 14000);
+	CHECK_EQ(h.s.hspp_phase, CUBIC_HSPP_CSS);
+	CHECK_EQ(h.s.css_baseline, 14000);
+
+	hspp_setup(&h);
+	hspp_round(&h, 10, 10000, &at, &v);
+	CHECK_EQ(hspp_round(&h, 10, 13999, &at, &v), 0);
+	CHECK_EQ(h.s.hspp_phase, CUBIC_HSPP_SS);
+
+	/* fewer than N_RTT_SAMPLE samples: no decision */
+	hspp_setup(&h);
+	hspp_round(&h, 10, 10000, &at, &v);
+	CHECK_EQ(hspp_round(&h, 7, 50000, &at, &v), 0);
+	/* no lastRoundMinRTT yet (first round): no decision */
+	hspp_setup(&h);
+	CHECK_EQ(hspp_round(&h, 20, 50000, &at, &v), 0);
+}
+
+TEST(hspp_threshold_clamped_both_ends)
+{
+	struct hspp_sim h;
+	struct hystart_verdict v;
+	int at;
+
+	/* small: 1 ms / 8 = 125 us is raised to MIN_RTT_THRESH 4 ms */
+	hspp_setup(&h);
+	hspp_round(&h, 10, 1000, &at, &v);
+	CHECK_EQ(hspp_round(&h, 10, 4999, &at, &v), 0);
+	hspp_setup(&h);
+	hspp_round(&h, 10, 1000, &at, &v);
+	CHECK_EQ(hspp_round(&h, 10, 5000, &at, &v), CUBIC_EV_CSS_ENTER);
+	/* large: 200 ms / 8 = 25 ms is cut to MAX_RTT_THRESH 16 ms */
+	hspp_setup(&h);
+	hspp_round(&h, 10, 200000, &at, &v);
+	CHECK_EQ(hspp_round(&h, 10, 215999, &at, &v), 0);
+	hspp_setup(&h);
+	hspp_round(&h, 10, 200000, &at, &v);
+	CHECK_EQ(hspp_round(&h, 10, 216000, &at, &v), CUBIC_EV_CSS_ENTER);
+	CHECK_EQ(v.rtt_thresh, 216000);
+	/* in between: 64 ms / 8 = 8 ms */
+	hspp_setup(&h);
+	hspp_round(&h, 10, 64000, &at, &v);
+	CHECK_EQ(hspp_round(&h, 10, 72000, &at, &v), CUBIC_EV_CSS_ENTER);
+}
+
+TEST(hspp_resume_on_rtt_drop)
+{
+	struct hspp_sim h;
+	struct hystart_verdict v;
+	int at;
+
+	hspp_setup(&h);
+	hspp_round(&h, 10, 10000, &at, &v);
+	hspp_round(&h, 10, 15000, &at, &v); /* CSS, baseline 15 ms */
+	/* a CSS round whose min stays at the baseline: still CSS */
+	CHECK_EQ(hspp_round(&h, 10, 15000, &at, &v), 0);
+	/* one below it: spurious exit, back to slow start on the 8th sample */
+	CHECK_EQ(hspp_round(&h, 10, 14999, &at, &v), CUBIC_EV_CSS_RESUME);
+	CHECK_EQ(at, 8);
+	CHECK_EQ(v.baseline, 15000);
+	CHECK_EQ(h.s.hspp_phase, CUBIC_HSPP_SS);
+	CHECK_EQ(h.s.css_baseline, ~0U);
+}
+
+TEST(hspp_exit_after_exactly_css_rounds)
+{
+	for (__u32 rounds = 1; rounds <= 6; rounds++) {
+		struct hspp_sim h;
+		struct hystart_verdict v;
+		int at, css_round = 0;
+		__u8 f = 0;
+
+		hspp_setup(&h);
+		h.t.css_rounds = rounds;
+		hspp_round(&h, 10, 10000, &at, &v);
+		CHECK_EQ(hspp_round(&h, 10, 15000, &at, &v), CUBIC_EV_CSS_ENTER);
+		/* the entry round counts as CSS round 1; the exit comes on the first ACK
+		 * of the round after CSS round `rounds` */
+		for (int r = 2; r <= 10 && !(f & CUBIC_EV_CSS_EXIT); r++) {
+			f = hspp_round(&h, 10, 15000, &at, &v);
+			css_round = r;
+		}
+		CHECK(f == CUBIC_EV_CSS_EXIT, "css_rounds %u: no exit", rounds);
+		CHECK(css_round == (int)rounds + 1 && at == 1,
+		      "css_rounds %u: exit in round %d ACK %d, want round %u ACK 1", rounds,
+		      css_round, at, rounds + 1);
+		CHECK_EQ(v.css_rounds, rounds);
+		CHECK_EQ(h.s.hspp_phase, CUBIC_HSPP_DONE);
+		/* and nothing more happens in this flow */
+		CHECK_EQ(hspp_round(&h, 10, 50000, &at, &v), 0);
+	}
+}
+
+TEST(hspp_growth_limit_and_css_divisor)
+{
+	struct hspp_sim h;
+	struct cubic_win w = { .cwnd = 100, .ssthresh = 0x7fffffff, .clamp = 100000 };
+
+	hspp_setup(&h);
+	/* slow start: min(acked, L = 8) per ACK unless paced */
+	CHECK_EQ(hspp_slow_start(&h.s, &h.t, &w, 20, 0), 0);
+	CHECK_EQ(w.cwnd, 108);
+	hspp_slow_start(&h.s, &h.t, &w, 20, 1);
+	CHECK_EQ(w.cwnd, 128);
+	h.t.hspp_ack_limit = 2;
+	hspp_slow_start(&h.s, &h.t, &w, 5, 0);
+	CHECK_EQ(w.cwnd, 130);
+	h.t.hspp_ack_limit = 8;
+	/* CSS: a quarter of it, the remainder carried over */
+	h.s.hspp_phase = CUBIC_HSPP_CSS;
+	hspp_slow_start(&h.s, &h.t, &w, 8, 0);
+	CHECK_EQ(w.cwnd, 132);
+	hspp_slow_start(&h.s, &h.t, &w, 3, 0); /* 3/4: nothing yet */
+	CHECK_EQ(w.cwnd, 132);
+	hspp_slow_start(&h.s, &h.t, &w, 3, 0); /* 6/4: one, 2 carried */
+	CHECK_EQ(w.cwnd, 133);
+	hspp_slow_start(&h.s, &h.t, &w, 2, 0); /* 4/4 */
+	CHECK_EQ(w.cwnd, 134);
+	/* never past ssthresh; the rest goes on to congestion avoidance */
+	h.s.hspp_phase = CUBIC_HSPP_SS;
+	w = (struct cubic_win){ .cwnd = 100, .ssthresh = 103, .clamp = 100000 };
+	CHECK_EQ(hspp_slow_start(&h.s, &h.t, &w, 5, 0), 2);
+	CHECK_EQ(w.cwnd, 103);
+}
+
+/* Loss or ECN ends HyStart++; it runs only in the initial slow start (RFC 9406 4.3). */
+TEST(hspp_initial_slow_start_only)
+{
+	struct hspp_sim h;
+	struct hystart_verdict v;
+	int at;
+
+	hspp_setup(&h);
+	hspp_round(&h, 10, 10000, &at, &v);
+	cubic_recalc_ssthresh(&h.s, &h.t, 100); /* a loss in slow start */
+	cubic_on_loss_state(&h.s, 0, h.nxt);	/* then an RTO */
+	CHECK_EQ(h.s.hspp_phase, CUBIC_HSPP_DONE);
+	CHECK_EQ(hspp_round(&h, 10, 10000, &at, &v), 0);
+	CHECK_EQ(hspp_round(&h, 10, 50000, &at, &v), 0);
+	/* an idle restart re-arms it only with hspp_after_idle */
+	cubic_on_cwnd_restart(&h.s, &h.t, 0, h.nxt);
+	CHECK_EQ(h.s.hspp_phase, CUBIC_HSPP_DONE);
+	h.t.hspp_after_idle = 1;
+	cubic_on_cwnd_restart(&h.s, &h.t, 0, h.nxt);
+	CHECK_EQ(h.s.hspp_phase, CUBIC_HSPP_SS);
+	hspp_round(&h, 10, 10000, &at, &v);
+	CHECK_EQ(hspp_round(&h, 10, 15000, &at, &v), CUBIC_EV_CSS_ENTER);
+}
+
+/* cong_avoid uses HyStart++ growth only in that mode and phase. */
+TEST(hspp_cong_avoid_dispatch)
+{
+	struct hspp_sim h;
+	struct cubic_win w = { .cwnd = 100, .ssthresh = 0x7fffffff, .clamp = 100000 };
+
+	hspp_setup(&h);
+	cubic_cong_avoid(&h.s, &h.t, &w, 20, 1000, HZ, 0);
+	CHECK_EQ(w.cwnd, 108);
+	h.t.hystart = CUBIC_HYSTART_LINUX; /* Linux slow start: no L limit */
+	cubic_cong_avoid(&h.s, &h.t, &w, 20, 1000, HZ, 0);
+	CHECK_EQ(w.cwnd, 128);
+}
+
 int main(void)
 {
 	RUN(cube_root_exact_floor);
@@ -542,5 +764,12 @@ int main(void)
 	RUN(hystart_only_in_slow_start);
 	RUN(samples_discarded_after_reduction);
 	RUN(loss_state_resets);
+	RUN(hspp_css_entry_exact);
+	RUN(hspp_threshold_clamped_both_ends);
+	RUN(hspp_resume_on_rtt_drop);
+	RUN(hspp_exit_after_exactly_css_rounds);
+	RUN(hspp_growth_limit_and_css_divisor);
+	RUN(hspp_initial_slow_start_only);
+	RUN(hspp_cong_avoid_dispatch);
 	return unit_done("test_core");
 }
