@@ -3,6 +3,8 @@
 #   make            build build/bpf_cubic.bpf.o, its skeleton and ./cubicctl
 #   sudo make load  install what is missing, build, load bpf_cubic
 #   sudo make test  unit tests (host) and integration tests (root, namespaces)
+#   sudo make eval  evaluation on emulated paths -> docs/eval, docs/EVALUATION.md
+#   sudo make bench datapath cost, bpf_cubic vs the kernel's cubic
 #   make deps       install missing Debian packages (root)
 #   make vmlinux    regenerate vmlinux.h from /sys/kernel/btf/vmlinux
 #   make clean
@@ -35,12 +37,13 @@ HDRS	 := $(wildcard include/*.h) $(wildcard src/*.h)
 SKEL	 := $(OUT)/bpf_cubic.skel.h
 DEPS_BUILD := $(OUT)/.deps-build
 DEPS_TEST  := $(OUT)/.deps-test
+DEPS_EVAL  := $(OUT)/.deps-eval
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(wildcard tests/unit/test_*.c))
 # Pure user-space sources the unit tests link against (no libbpf).
 UNIT_LIBSRC := src/tunables.c src/json.c
 
-.PHONY: all deps deps-test load unload test test-unit test-integration vmlinux clean
+.PHONY: all deps load unload test test-unit test-integration eval eval-quick bench vmlinux clean
 
 all: cubicctl emu
 
@@ -56,6 +59,10 @@ $(DEPS_BUILD): tools/deps.sh | $(OUT)
 
 $(DEPS_TEST): tools/deps.sh | $(OUT)
 	$(Q)tools/deps.sh test
+	$(Q)touch $@
+
+$(DEPS_EVAL): tools/deps.sh | $(OUT)
+	$(Q)tools/deps.sh eval
 	$(Q)touch $@
 
 deps: $(DEPS_BUILD) $(DEPS_TEST)
@@ -98,6 +105,15 @@ test-unit: $(UNIT_TESTS) cubicctl
 
 test-integration: all $(DEPS_TEST)
 	$(Q)tests/run.sh integration
+
+eval: all $(DEPS_EVAL)
+	$(Q)tools/eval/run.sh --out docs/eval
+
+eval-quick: all $(DEPS_EVAL)
+	$(Q)tools/eval/run.sh --quick --out $(OUT)/eval-quick
+
+bench: all $(DEPS_TEST)
+	$(Q)tools/bench/bench.sh
 
 vmlinux:
 	$(call msg,GEN,vmlinux.h)

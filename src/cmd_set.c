@@ -88,9 +88,7 @@ int cmd_set(int argc, char **argv)
 		errmsg("%s", err);
 		return EXIT_USAGE;
 	}
-	rc = check_instance_name(name);
-	rc = rc ?: require_root();
-	rc = rc ?: require_bpffs();
+	rc = require_env(name);
 	if (rc)
 		return rc;
 	lock = lock_pin_root();
@@ -185,9 +183,7 @@ int cmd_get(int argc, char **argv)
 		want[id] = true;
 		nkeys++;
 	}
-	rc = check_instance_name(name);
-	rc = rc ?: require_root();
-	rc = rc ?: require_bpffs();
+	rc = require_env(name);
 	if (rc)
 		return rc;
 	rc = open_loaded(&in, name);

@@ -119,9 +119,7 @@ int cmd_status(int argc, char **argv)
 		errmsg("unknown argument '%s'", argv[i]);
 		return EXIT_USAGE;
 	}
-	rc = name ? check_instance_name(name) : 0;
-	rc = rc ?: require_root();
-	rc = rc ?: require_bpffs();
+	rc = require_env(name);
 	if (rc)
 		return rc;
 

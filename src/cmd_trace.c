@@ -354,9 +354,7 @@ int cmd_trace(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	rc = check_instance_name(tr.name);
-	rc = rc ?: require_root();
-	rc = rc ?: require_bpffs();
+	rc = require_env(tr.name);
 	if (rc)
 		return rc;
 

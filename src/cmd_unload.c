@@ -72,9 +72,7 @@ int cmd_unload(int argc, char **argv)
 		errmsg("unknown argument '%s'", argv[i]);
 		return EXIT_USAGE;
 	}
-	rc = check_instance_name(name);
-	rc = rc ?: require_root();
-	rc = rc ?: require_bpffs();
+	rc = require_env(name);
 	if (rc)
 		return rc;
 	lock = lock_pin_root();

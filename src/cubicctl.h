@@ -37,6 +37,8 @@ int require_root(void);
 int require_btf(void);
 int require_bpffs(void);
 int check_instance_name(const char *name);
+/* The usual preamble: a valid name (if given), root, bpffs. */
+int require_env(const char *name);
 
 /* Takes an exclusive flock on CUBIC_PIN_ROOT (created if needed); returns the fd or -1. */
 int lock_pin_root(void);

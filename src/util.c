@@ -117,6 +117,14 @@ int require_bpffs(void)
 	return EXIT_FAIL;
 }
 
+int require_env(const char *name)
+{
+	int rc = name ? check_instance_name(name) : 0;
+
+	rc = rc ?: require_root();
+	return rc ?: require_bpffs();
+}
+
 int check_instance_name(const char *name)
 {
 	size_t len = strlen(name);
