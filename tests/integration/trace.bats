@@ -90,6 +90,20 @@ stop_trace() {
 	[ "$(counter "$NAME" exit_ack_train)" -eq 0 ]
 }
 
+@test "a flow limited by the receive window is recognisable from its record" {
+	# a hair-trigger exit, so the record comes while the 16 KB window binds
+	"$CUBICCTL" load --name "$NAME" ack_train_shift=10
+	start_trace --json --port 5201
+	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/c.json" -w 16K
+	stop_trace
+	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/c.json")
+	rec=$(jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/trace.out" | head -n 1)
+	echo "$rec"
+	[ "$(jq .rwnd_limited <<<"$rec")" = true ]
+	# the peer's window is below what cwnd would put in flight
+	jq -e '.snd_wnd < .cwnd * .mss' <<<"$rec"
+}
+
 @test "--json parses and the filters keep and drop the right flows" {
 	"$CUBICCTL" load --name "$NAME"
 	start_trace --json --port 5202
