@@ -273,15 +273,18 @@ SEC("struct_ops/bc_pkts_acked")
 void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	struct exit_info x = {};
+	struct cubic_state *s = ca_state(sk);
+	struct exit_info x;
 	struct cubic_ack a;
+	__u32 delay;
 	__u8 fired;
 
-	a.rtt_us = sample->rtt_us;
-	if (a.rtt_us < 0)
+	delay = cubic_rtt_sample(s, sample->rtt_us, tcp_jiffies32(), CONFIG_HZ);
+	/* Most ACKs end here: once slow start is over only delay_min is kept. */
+	if (!delay || !cubic_hystart_pending(s, tp->snd_cwnd, tp->snd_ssthresh))
 		return;
-	a.now_jiffies = tcp_jiffies32();
-	a.hz = CONFIG_HZ;
+
+	a.rtt_us = sample->rtt_us;
 	a.now_us = (__u32)tp->tcp_mstamp;
 	a.snd_una = tp->snd_una;
 	a.snd_nxt = tp->snd_nxt;
@@ -291,7 +294,8 @@ void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 	a.gso_max_size = sk->sk_gso_max_size;
 	a.paced = sk->sk_pacing_status != SK_PACING_NONE;
 
-	fired = cubic_pkts_acked(ca_state(sk), get_tunables(), &a, &x.v);
+	__builtin_memset(&x, 0, sizeof(x));
+	fired = cubic_hystart_ack(s, get_tunables(), &a, delay, &x.v);
 	if (!fired)
 		return;
 

@@ -683,33 +683,44 @@ out:
 }
 
 /*
- * cubictcp_acked(): an RTT sample. Keeps delay_min and runs HyStart while in
- * slow start. Returns the CUBIC_EV_* bits of what happened on this ACK: a
- * HyStart detector or a HyStart++ CSS exit (then the caller sets ssthresh =
- * cwnd), or a HyStart++ CSS entry or resume.
+ * The first half of cubictcp_acked(), run on every ACK: keep delay_min.
+ * Returns the RTT sample (us, at least 1) for HyStart, or 0 to ignore it.
  */
-static inline __u8 cubic_pkts_acked(struct cubic_state *s, const struct cubic_tunables *t,
-				    const struct cubic_ack *a, struct hystart_verdict *v)
+static inline __u32 cubic_rtt_sample(struct cubic_state *s, __s32 rtt_us, __u32 now_jiffies,
+				     __u32 hz)
 {
 	__u32 delay;
 
-	v->found = 0;
-
 	/* Some calls are for duplicates without timestamps. */
-	if (a->rtt_us < 0)
+	if (rtt_us < 0)
 		return 0;
 
 	/* Discard delay samples for a second after a reduction (fast recovery). */
-	if (s->epoch_start && (__s32)(a->now_jiffies - s->epoch_start) < (__s32)a->hz)
+	if (s->epoch_start && (__s32)(now_jiffies - s->epoch_start) < (__s32)hz)
 		return 0;
 
-	delay = a->rtt_us ? (__u32)a->rtt_us : 1;
-
+	delay = rtt_us ? (__u32)rtt_us : 1;
 	if (s->delay_min == 0 || s->delay_min > delay)
 		s->delay_min = delay;
+	return delay;
+}
 
-	if (s->found || a->cwnd >= a->ssthresh)
-		return 0;
+/* Whether HyStart (either kind) may still act: in slow start, not yet fired. */
+static inline int cubic_hystart_pending(const struct cubic_state *s, __u32 cwnd, __u32 ssthresh)
+{
+	return !s->found && cwnd < ssthresh;
+}
+
+/*
+ * The second half, only while cubic_hystart_pending(): run the selected
+ * HyStart on the sample. Returns the CUBIC_EV_* bits of what happened on this
+ * ACK: a HyStart detector or a HyStart++ CSS exit (then the caller sets
+ * ssthresh = cwnd), or a HyStart++ CSS entry or resume.
+ */
+static inline __u8 cubic_hystart_ack(struct cubic_state *s, const struct cubic_tunables *t,
+				     const struct cubic_ack *a, __u32 delay,
+				     struct hystart_verdict *v)
+{
 	switch (cubic_tun_hystart(t)) {
 	case CUBIC_HYSTART_LINUX:
 		return hystart_update(s, t, a, delay, v);
@@ -718,6 +729,19 @@ static inline __u8 cubic_pkts_acked(struct cubic_state *s, const struct cubic_tu
 	default:
 		return 0;
 	}
+}
+
+/* cubictcp_acked(): both halves, as the BPF glue runs them. */
+static inline __u8 cubic_pkts_acked(struct cubic_state *s, const struct cubic_tunables *t,
+				    const struct cubic_ack *a, struct hystart_verdict *v)
+{
+	__u32 delay;
+
+	v->found = 0;
+	delay = cubic_rtt_sample(s, a->rtt_us, a->now_jiffies, a->hz);
+	if (!delay || !cubic_hystart_pending(s, a->cwnd, a->ssthresh))
+		return 0;
+	return cubic_hystart_ack(s, t, a, delay, v);
 }
 
 #endif /* CUBIC_CORE_H */
