@@ -11,9 +11,9 @@
 #
 # usage: tools/bench/bench.sh [--runs N] [--duration S] [--flows "1 16 256"]
 #                             [--flow-runs N] [--quick] [--out FILE] [--json FILE]
-#                             [--name NAME] [--min-ratio R]
+#                             [--name NAME] [--min-ratio R] [--no-perf] [--offload on|off]
 # See tools/bench/README.md. Needs root, ./cubicctl built (make), iperf3, jq, bpftool.
-set -euo pipefail
+set -Eeuo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CUBICCTL=${CUBICCTL:-$REPO/cubicctl}
@@ -32,11 +32,14 @@ usage() {
   --duration S    seconds per run (default 5)
   --flows LIST    parallel flows for the many-flows table (default "1 16 256")
   --flow-runs N   runs of each algorithm per flow count above 1 (default 3)
-  --quick         CI size: --runs 3 --duration 2 --flows "1 16" --flow-runs 1
+  --quick         CI size (~45 s): --runs 5 --duration 2 --flows "1 16" --flow-runs 1 --no-perf
   --out FILE      also write the report there
   --json FILE     also write the key figures as JSON
   --name NAME     instance name (default bcb<pid>); namespaces are NAME-a, NAME-b
   --min-ratio R   exit 3 if the median goodput ratio bpf_cubic/cubic is below R
+  --no-perf       skip the perf profile (one more run of each; off with --quick)
+  --offload on|off  TSO/GSO/GRO on the veth pair (default on); off makes every
+                  segment a packet (several times the CPU per byte)
 EOF
 }
 
@@ -53,7 +56,8 @@ log() {
 
 CMDLINE=$(printf '%q ' "$0" "$@")
 CMDLINE=${CMDLINE% }
-RUNS= DURATION= FLOWS= FLOW_RUNS= OUT= JSON= NAME= MIN_RATIO= QUICK=0
+unset FLOWS
+RUNS='' DURATION='' FLOW_RUNS='' OUT='' JSON='' NAME='' MIN_RATIO='' QUICK=0 PERF='' OFFLOAD=on
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) RUNS=${2:?--runs needs a value}; shift ;;
@@ -65,15 +69,17 @@ while [ $# -gt 0 ]; do
 	--name) NAME=${2:?--name needs a value}; shift ;;
 	--min-ratio) MIN_RATIO=${2:?--min-ratio needs a value}; shift ;;
 	--quick) QUICK=1 ;;
+	--no-perf) PERF=0 ;;
+	--offload) OFFLOAD=${2:?--offload needs on or off}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 	shift
 done
 if [ "$QUICK" = 1 ]; then
-	: "${RUNS:=3}" "${DURATION:=2}" "${FLOWS=1 16}" "${FLOW_RUNS:=1}"
+	: "${RUNS:=5}" "${DURATION:=2}" "${FLOWS=1 16}" "${FLOW_RUNS:=1}" "${PERF:=0}"
 fi
-: "${RUNS:=5}" "${DURATION:=5}" "${FLOWS=1 16 256}" "${FLOW_RUNS:=3}"
+: "${RUNS:=5}" "${DURATION:=5}" "${FLOWS=1 16 256}" "${FLOW_RUNS:=3}" "${PERF:=1}"
 NAME=${NAME:-bcb$$}
 
 posint() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
@@ -81,11 +87,13 @@ posint "$RUNS" || { echo "bench.sh: --runs: '$RUNS' is not a positive integer" >
 posint "$DURATION" || { echo "bench.sh: --duration: '$DURATION' is not a positive integer" >&2; exit 2; }
 posint "$FLOW_RUNS" || { echo "bench.sh: --flow-runs: '$FLOW_RUNS' is not a positive integer" >&2; exit 2; }
 for p in $FLOWS; do
-	posint "$p" && [ "$p" -le 1024 ] || { echo "bench.sh: --flows: '$p' is not in 1..1024" >&2; exit 2; }
+	{ posint "$p" && [ "$p" -le 1024 ]; } || { echo "bench.sh: --flows: '$p' is not in 1..1024" >&2; exit 2; }
 done
 [[ $NAME =~ ^[A-Za-z0-9_]{1,13}$ ]] ||
 	{ echo "bench.sh: --name: 1-13 letters, digits or _ (namespaces add -a/-b)" >&2; exit 2; }
 [ "$NAME" != bpf_cubic ] || { echo "bench.sh: --name: bpf_cubic is the user's instance; pick another name" >&2; exit 2; }
+[ "$OFFLOAD" = on ] || [ "$OFFLOAD" = off ] ||
+	{ echo "bench.sh: --offload: on or off" >&2; exit 2; }
 [ -z "$MIN_RATIO" ] || [[ $MIN_RATIO =~ ^[0-9]*\.?[0-9]+$ ]] ||
 	{ echo "bench.sh: --min-ratio: '$MIN_RATIO' is not a number" >&2; exit 2; }
 NS_A=$NAME-a
@@ -114,12 +122,18 @@ LOADED=0
 STATS_PREV=$(cat "$STATS_SYSCTL")
 STATS_TOUCHED=0
 TRACE_PID=
+PERF_PID=
 NOFILE_PREV=$(ulimit -n)
 
+# shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
 	local rc=$?
 	set +e
-	trap - EXIT INT TERM HUP
+	trap - EXIT INT TERM HUP ERR
+	if [ -n "$PERF_PID" ]; then
+		kill -INT "$PERF_PID" 2>/dev/null
+		wait "$PERF_PID" 2>/dev/null
+	fi
 	if [ -n "$TRACE_PID" ]; then
 		kill -INT "$TRACE_PID" 2>/dev/null
 		sleep 0.2
@@ -146,6 +160,7 @@ cleanup() {
 	exit "$rc"
 }
 trap cleanup EXIT
+trap 'echo "bench.sh: line $LINENO: \"$BASH_COMMAND\" failed" >&2' ERR
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
@@ -182,6 +197,10 @@ setup_netns() {
 		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_rmem="4096 131072 67108864"
 		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_wmem="4096 131072 67108864"
 		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1
+		if [ "$OFFLOAD" = off ]; then
+			ip netns exec "$ns" ethtool -K veth0 tso off gso off gro off >/dev/null 2>&1 ||
+				die "ethtool -K veth0 tso off gso off gro off failed"
+		fi
 	done
 }
 
@@ -192,12 +211,14 @@ start_servers() {
 		port=$((PORT0 + i))
 		ip netns exec "$NS_B" iperf3 -s -D -p "$port" -I "$TMP/srv$port.pid" >/dev/null
 	done
-	for _ in $(seq 100); do
-		[ "$(ip netns exec "$NS_B" ss -Hltn | grep -c ":$PORT0\|:$((PORT0 + n - 1))")" -ge 1 ] &&
-			ip netns exec "$NS_B" ss -Hltn | grep -q ":$((PORT0 + n - 1)) " && return 0
-		sleep 0.1
+	for ((i = 0; i < n; i++)); do
+		port=$((PORT0 + i))
+		for _ in $(seq 100); do
+			ip netns exec "$NS_B" ss -Hltn "sport = :$port" | grep -q . && continue 2
+			sleep 0.1
+		done
+		die "the iperf3 server on port $port did not start"
 	done
-	die "iperf3 servers did not start"
 }
 
 # The ids of our instance's struct_ops programs, as "name=id" lines: from the
@@ -253,7 +274,7 @@ run_iperf() {
 			((.cpu_utilization_percent.host_total + .cpu_utilization_percent.remote_total)
 			 / 100 * .sum_sent.seconds)] | @tsv' "$TMP/c$i.json"
 	done | awk -v kind="$kind" -v algo="$algo" -v flows="$flows" -v idx="$idx" \
-		-v busy=$(((t1 - t0))) -v hz="$CLK_TCK" '
+		-v busy=$((t1 - t0)) -v hz="$CLK_TCK" '
 		{ bps += $1; bytes += $2; if ($3 > sec) sec = $3; rtx += $4; cpu += $5 }
 		END { printf "%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.3f\t%d\t%.3f\t%.3f\n",
 			kind, algo, flows, idx, bps, bytes, sec, rtx, cpu, busy / hz }' >>"$TMP/runs.tsv"
@@ -320,11 +341,85 @@ cpu_per_gb() {
 	awk -F'\t' -v k="$1" -v a="$2" -v c="$3" '$1 == k && $2 == a && $6 > 0 { printf "%.4f\n", $c / ($6 / 1e9) }' "$TMP/runs.tsv"
 }
 
-gbps() { awk '{ printf "%.2f %.2f %.2f", $1 / 1e9, $2 / 1e9, $3 / 1e9 }'; }
-f3() { awk '{ printf "%.3f %.3f %.3f", $1, $2, $3 }'; }
+gbps() { awk '{ printf "%.2f %.2f %.2f\n", $1 / 1e9, $2 / 1e9, $3 / 1e9 }'; }
+f3() { awk '{ printf "%.3f %.3f %.3f\n", $1, $2, $3 }'; }
+
+# Tcp InSegs of the sender's namespace: the ACKs it received.
+in_segs() {
+	ip netns exec "$NS_A" awk '$1 == "Tcp:" && !h { for (i = 1; i <= NF; i++) f[$i] = i; h = 1; next }
+		$1 == "Tcp:" { print $f["InSegs"] }' /proc/net/snmp
+}
+
+# perf can sample the kernel here (software cpu-clock: VMs often have no PMU)
+perf_works() {
+	command -v perf >/dev/null &&
+		perf record -q -e cpu-clock -a -o "$TMP/probe.data" -- sleep 0.1 >/dev/null 2>&1
+}
+
+PERF_FREQ=10000
+PERF_RUNS=2
+# perf_run ALGO TAG: one run under system-wide cpu-clock sampling (bpf_stats
+# as before); appends to $TMP/perf.TAG "total native body tramp acks sec bps
+# other": samples whose 4 innermost frames hold the kernel's cubic (cubictcp_*,
+# bictcp_*), one of our programs (bpf_prog_*_bc_*), or the struct_ops
+# trampoline (__bpf_prog_enter/exit* or unnamed code, under a tcp_* caller),
+# counted only in the processes of our namespaces (the TCP receive path runs
+# in softirq, on veth in the context of the process that sent the packet);
+# "other" counts such samples elsewhere (other flows, ksoftirqd).
+perf_run() {
+	local algo=$1 tag=$2 a0 a1 job pids
+	log "perf profile: $algo"
+	perf record -q -e cpu-clock -F "$PERF_FREQ" -a -g -o "$TMP/perf.$tag.data" >/dev/null 2>"$TMP/perf.$tag.err" &
+	PERF_PID=$!
+	sleep 0.5
+	a0=$(in_segs)
+	run_iperf "$algo" 1 "perf-$tag" 1 >"$TMP/perf.$tag.run" &
+	job=$!
+	sleep 0.5
+	pids=$({ ip netns pids "$NS_A"; ip netns pids "$NS_B"; } | paste -sd, -)
+	wait "$job" || die "the profiled run of $algo failed"
+	show_run <"$TMP/perf.$tag.run" | sed 's/^/bench: /' >&2
+	a1=$(in_segs)
+	kill -INT "$PERF_PID"
+	wait "$PERF_PID" || true
+	PERF_PID=
+	perf script -i "$TMP/perf.$tag.data" -F pid,ip,sym --max-stack 4 2>/dev/null | awk -v acks=$((a1 - a0)) \
+		-v sec="$(cut -f7 "$TMP/perf.$tag.run")" -v bps="$(cut -f5 "$TMP/perf.$tag.run")" -v pids="$pids" '
+		BEGIN { RS = ""; FS = "\n"; np = split(pids, p, ","); for (i = 1; i <= np; i++) ours[p[i]] = 1 }
+		{
+			total++; n = 0; cls = ""; tcp = 0
+			split($1, h, " ")
+			for (i = 2; i <= NF && n < 4; i++) { split($i, f, " "); if (f[2] != "") s[++n] = f[2] }
+			for (i = 1; i <= n; i++) if (s[i] ~ /^_*tcp_/) tcp = 1
+			for (i = 1; i <= n && cls == ""; i++) {
+				if (s[i] ~ /^(cubictcp_|bictcp_)/) cls = "native"
+				else if (s[i] ~ /^bpf_prog_[0-9a-f]+_bc_/) cls = "body"
+				else if (tcp && (s[i] ~ /^__bpf_prog_(enter|exit)/ || s[i] == "[unknown]")) cls = "tramp"
+			}
+			if (cls != "") { if (h[1] in ours) c[cls]++; else other++ }
+			delete s
+		}
+		END { print total + 0, c["native"] + 0, c["body"] + 0, c["tramp"] + 0, acks, sec, bps, other + 0 }' >>"$TMP/perf.$tag"
+	rm -f "$TMP/perf.$tag.data"
+}
+
+# ns per ACK of sample classes FIELDS (2 native, 3 body, 4 tramp; "3 4" sums)
+# over the runs in $TMP/perf.TAG
+perf_ns() {
+	awk -v fr="$PERF_FREQ" -v flds="$2" 'BEGIN { n = split(flds, f, " ") }
+		{ for (i = 1; i <= n; i++) smp += $(f[i]); acks += $5 }
+		END { printf "%.0f", (acks > 0 ? smp * 1e9 / fr / acks : 0) }' "$TMP/perf.$1"
+}
+
+# sum of column COL over the runs in $TMP/perf.TAG
+perf_sum() {
+	awk -v c="$2" '{ s += $c } END { printf "%.0f", s }' "$TMP/perf.$1"
+}
 
 # ---------------------------------------------------------------- the runs
 
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+OTHER_CC=$(bpftool -j struct_ops show 2>/dev/null | jq '[.[] | select(.kernel_struct_ops == "tcp_congestion_ops")] | length' || echo "?")
 log "instance $NAME, namespaces $NS_A/$NS_B, $RUNS runs x ${DURATION}s per algorithm"
 setup_netns
 max_k=1
@@ -379,6 +474,18 @@ else
 	TRACE_NOTE="n/a (no trace command)"
 fi
 
+PERF_NOTE=
+if [ "$PERF" = 1 ] && perf_works; then
+	for ((r = 1; r <= PERF_RUNS; r++)); do
+		perf_run cubic cubic
+		sleep 0.3
+		perf_run "$NAME" ours
+		sleep 0.3
+	done
+elif [ "$PERF" = 1 ]; then
+	PERF_NOTE="perf cannot sample here (perf record -e cpu-clock -a failed)"
+fi
+
 for p in $FLOWS; do
 	[ "$p" -ne 1 ] || continue
 	for ((r = 1; r <= FLOW_RUNS; r++)); do
@@ -425,7 +532,9 @@ ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; e
 	echo "- command: \`$CMDLINE\`"
 	echo "- source: $COMMIT; iperf3 $(iperf3 --version | awk 'NR == 1 { print $2 }'), bpftool $(bpftool version | awk 'NR == 1 { print $2 }')"
 	echo "- path: two namespaces, one veth pair, no shaping (CPU-bound), namespace default reno," \
-		"tcp_rmem/tcp_wmem max 64 MiB; instance $NAME with default tunables"
+		"tcp_rmem/tcp_wmem max 64 MiB, TSO/GSO/GRO $OFFLOAD; instance $NAME with default tunables"
+	echo "- machine load: loadavg $LOAD_START at start, $(cut -d' ' -f1-3 /proc/loadavg) at end;" \
+		"other tcp_congestion_ops struct_ops maps loaded: $OTHER_CC"
 	echo "- runs: $RUNS of each, ${DURATION} s each, alternating cubic / bpf_cubic;" \
 		"kernel.bpf_stats_enabled=$STATS_PREV during goodput runs, 1 only in the bpf_stats runs"
 	echo
@@ -438,6 +547,11 @@ ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; e
 	echo "| **ratio bpf_cubic / cubic** (run i / run i) | **$r_med** | $r_min | $r_max |"
 	echo
 	echo "Retransmitted segments per run (median): cubic $rt_c, bpf_cubic $rt_o."
+	echo
+	echo "| pair | cubic Gbit/s | bpf_cubic Gbit/s | ratio | cubic CPU s/GB | bpf_cubic CPU s/GB |"
+	echo "|---:|---:|---:|---:|---:|---:|"
+	paste <(col main cubic 5) <(col main "$NAME" 5) <(cpu_per_gb main cubic 9) <(cpu_per_gb main "$NAME" 9) |
+		awk '{ printf "| %d | %.2f | %.2f | %.3f | %.3f | %.3f |\n", NR, $1 / 1e9, $2 / 1e9, $2 / $1, $3, $4 }'
 	echo
 	echo "### CPU time per GB sent (1 flow, median of runs)"
 	echo
@@ -471,7 +585,9 @@ ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; e
 	echo "ACK = one call of bc_pkts_acked (the kernel calls pkts_acked once per incoming ACK" \
 		"that reaches tcp_clean_rtx_queue). ns per ACK = sum of run_time_ns over all programs" \
 		"/ bc_pkts_acked run_cnt. $(acks_per_s p1) ACKs/s; our programs took" \
-		"$(bpf_cpu_share p1) of the iperf3 processes' CPU time in that run."
+		"$(bpf_cpu_share p1) of the iperf3 processes' CPU time in that run." \
+		"run_time_ns spans the program from the trampoline's clock read to the next one, so it" \
+		"includes one sched_clock() call per program run and leaves out the rest of the trampoline."
 	echo
 	echo "### With tracing"
 	echo
@@ -482,6 +598,33 @@ ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; e
 		echo "| \`cubicctl trace --name NAME --json > /dev/null\` running | $TRACE_NOTE |"
 	else
 		echo "| \`cubicctl trace --name NAME --json > /dev/null\` running | $NS_ACK_TRACE |"
+	fi
+	if [ "$PERF" = 1 ]; then
+		echo
+		echo "### Where the time goes: perf profile (1 flow, $PERF_RUNS runs of each, bpf_stats off)"
+		echo
+		if [ -n "$PERF_NOTE" ]; then
+			echo "n/a: $PERF_NOTE."
+		else
+			echo "| ns per ACK | cubic runs | bpf_cubic runs |"
+			echo "|---|---:|---:|"
+			echo "| kernel cubic (\`cubictcp_*\`, \`bictcp_*\` and what they call) | $(perf_ns cubic 2) | $(perf_ns ours 2) |"
+			echo "| bpf_cubic programs (\`bpf_prog_*_bc_*\` and what they call) | $(perf_ns cubic 3) | $(perf_ns ours 3) |"
+			echo "| struct_ops trampoline (\`__bpf_prog_enter/exit\`, the trampoline code) | $(perf_ns cubic 4) | $(perf_ns ours 4) |"
+			echo "| **congestion control, total** | **$(perf_ns cubic "2 3 4")** | **$(perf_ns ours "2 3 4")** |"
+			echo "| samples counted (cubic + programs + trampoline) / all samples | $(perf_sum cubic 2) + $(perf_sum cubic 3) + $(perf_sum cubic 4) / $(perf_sum cubic 1) | $(perf_sum ours 2) + $(perf_sum ours 3) + $(perf_sum ours 4) / $(perf_sum ours 1) |"
+			echo "| such samples outside our namespaces' processes (not counted) | $(perf_sum cubic 8) | $(perf_sum ours 8) |"
+			echo "| ACKs (Tcp InSegs of the sender) | $(perf_sum cubic 5) | $(perf_sum ours 5) |"
+			echo "| goodput while profiled, Gbit/s (mean) | $(awk '{ s += $7 } END { printf "%.2f", s / NR / 1e9 }' "$TMP/perf.cubic") | $(awk '{ s += $7 } END { printf "%.2f", s / NR / 1e9 }' "$TMP/perf.ours") |"
+			echo
+			echo "\`perf record -e cpu-clock -F $PERF_FREQ -a -g\`; a sample counts when it was taken in a process" \
+				"of our two namespaces (on veth, the TCP receive path runs in softirq in the context of" \
+				"the process that sent the packet) and one of its 4 innermost frames is the kernel's cubic," \
+				"a bpf_cubic program or the struct_ops trampoline under a tcp_* caller;" \
+				"ns per ACK = samples x $((1000000000 / PERF_FREQ)) ns / ACKs. This costs nothing per call" \
+				"(bpf_stats does) and sees the kernel's cubic the same way as ours. The off-diagonal" \
+				"cells should be 0."
+		fi
 	fi
 	if [ -n "$FLOWS" ]; then
 		echo
