@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # Evaluation suite (tools/eval): a quick two-scenario run (50 Mbit/s 20 ms
-# 1 BDP, and the 2011-like 200 Mbit/s 11.3 ms 1 BDP path), 3 repetitions of
-# every algorithm, 2 s flows. Checks that an exit is seen for every flow, that
+# 1 BDP, and 100 Mbit/s 5 ms 2 BDP), 3 repetitions of every algorithm, 2 s
+# flows. (Not the 2011-like path: there the ACK train fires in one of two
+# consecutive rounds, exit cwnd ~260 or ~420, for the kernel's cubic as for
+# bpf_cubic, so a median of 3 is bimodal; see docs/EVALUATION.md.) Checks that an exit is seen for every flow, that
 # bpf_cubic preset linux stays near the kernel's cubic (generous bounds: this
 # is a noisy shared VM; docs/EVALUATION.md has the strict table), and that
 # nothing is left behind, also after Ctrl-C. About 2 minutes.
@@ -35,7 +37,7 @@ setup_file() {
 	ensure_fs
 	export EP="bt$(( $$ % 1000 ))e"
 	export EV="$BATS_FILE_TMPDIR/ev"
-	"$RUN" --quick --duration 2 --prefix "$EP" --out "$EV" --no-report \
+	"$RUN" --scenarios "r50_20_1 r100_5_2" --reps 3 --duration 2 --prefix "$EP" --out "$EV" --no-report \
 		>"$BATS_FILE_TMPDIR/run.out" 2>"$BATS_FILE_TMPDIR/run.err" && echo 0 >"$BATS_FILE_TMPDIR/rc" ||
 		echo $? >"$BATS_FILE_TMPDIR/rc"
 }
@@ -67,7 +69,7 @@ count() { # SCENARIO ALGORITHM
 
 @test "eval: a slow-start exit is observed for every flow of every algorithm" {
 	for a in cubic bpf_linux bpf_nuss bpf_off reno; do
-		for s in r50_20_1 s2011; do
+		for s in r50_20_1 r100_5_2; do
 			[ "$(count $s $a)" -ge 3 ]
 		done
 	done
@@ -85,7 +87,7 @@ count() { # SCENARIO ALGORITHM
 }
 
 @test "eval: bpf_cubic linux's median exit cwnd is within 25% of the kernel's cubic" {
-	for s in r50_20_1 s2011; do
+	for s in r50_20_1 r100_5_2; do
 		ref=$(median $s cubic exit_cwnd)
 		got=$(median $s bpf_linux exit_cwnd)
 		echo "$s: cubic $ref bpf_linux $got"

@@ -6,11 +6,8 @@
 load lib
 
 setup_file() {
-	ensure_fs
-	export P="bt$(( $$ % 10000 ))pp"
 	# 20 Mbit/s, 20 ms (BDP 33 packets), a deep buffer: CSS can run its rounds
-	path_start "$P" 20mbit 20ms 1500
-	export PATH_BDP PATH_BUF
+	path_suite pp 20mbit 20ms 1500
 }
 
 teardown_file() {
@@ -23,9 +20,7 @@ setup() {
 }
 
 teardown() {
-	[ -n "$TRACE_PID" ] && kill "$TRACE_PID" 2>/dev/null
-	force_unload "$NAME"
-	assert_gone "$NAME"
+	instance_teardown "$NAME"
 }
 
 @test "a flow enters CSS, then leaves it for congestion avoidance, growing slower between" {

@@ -111,3 +111,23 @@ bulk() {
 	shift 4
 	ip netns exec "$p-snd" iperf3 -c 10.77.2.2 -C "$ca" -t "$secs" -J "$@" >"$out"
 }
+
+# From setup_file: one emulated path for a whole suite, P = bt<pid><suffix>.
+path_suite() {
+	ensure_fs
+	export P="bt$(( $$ % 10000 ))$1"
+	path_start "$P" "$2" "$3" "$4"
+	export PATH_BDP PATH_BUF
+}
+
+# From teardown: stop a tracer the test left running, unload the instances
+# named, and check they are gone.
+instance_teardown() {
+	local n rc=0
+	[ -n "${TRACE_PID:-}" ] && kill "$TRACE_PID" 2>/dev/null
+	for n in "$@"; do
+		force_unload "$n"
+		assert_gone "$n" || rc=1
+	done
+	return $rc
+}

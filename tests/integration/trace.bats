@@ -6,11 +6,8 @@
 load lib
 
 setup_file() {
-	ensure_fs
-	export P="bt$(( $$ % 10000 ))tr"
 	# 50 Mbit/s, 20 ms, buffer of one BDP (83 packets)
-	path_start "$P" 50mbit 20ms 1bdp
-	export PATH_BDP PATH_BUF
+	path_suite tr 50mbit 20ms 1bdp
 }
 
 teardown_file() {
@@ -23,9 +20,7 @@ setup() {
 }
 
 teardown() {
-	[ -n "$TRACE_PID" ] && kill "$TRACE_PID" 2>/dev/null
-	force_unload "$NAME"
-	assert_gone "$NAME"
+	instance_teardown "$NAME"
 }
 
 start_trace() {

@@ -6,10 +6,7 @@
 load lib
 
 setup_file() {
-	ensure_fs
-	export P="bt$(( $$ % 10000 ))tu"
-	path_start "$P" 50mbit 100ms 2bdp
-	export PATH_BDP PATH_BUF
+	path_suite tu 50mbit 100ms 2bdp
 }
 
 teardown_file() {
@@ -23,11 +20,7 @@ setup() {
 }
 
 teardown() {
-	[ -n "$TRACE_PID" ] && kill "$TRACE_PID" 2>/dev/null
-	force_unload "$NAME"
-	force_unload "$NAME2"
-	assert_gone "$NAME"
-	assert_gone "$NAME2"
+	instance_teardown "$NAME" "$NAME2"
 }
 
 get_json() {
