@@ -107,7 +107,7 @@ test-integration: all $(DEPS_TEST)
 	$(Q)tests/run.sh integration
 
 eval: all $(DEPS_EVAL)
-	$(Q)tools/eval/run.sh --out docs/eval
+	$(Q)tools/eval/run.sh --out docs/eval --doc docs/EVALUATION.md
 
 eval-quick: all $(DEPS_EVAL)
 	$(Q)tools/eval/run.sh --quick --out $(OUT)/eval-quick

@@ -1,0 +1,753 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Evaluation results: per-flow extraction and the summary report.
+
+  analyze.py flow ...     one flow's raw files (iperf3 -J, tcp_probe trace text,
+                          cubicctl -j trace) -> one JSON line on stdout, and the
+                          flow's cwnd series appended to --cwnd-csv (called by run.sh)
+  analyze.py report --in DIR [--out DIR] [--doc FILE]
+                          flows.jsonl + cwnd.csv -> summary.md, fidelity table
+                          (stdout), cwnd_time.png, exit_cwnd_bdp.png; --doc also
+                          writes the full EVALUATION.md
+
+Run with /usr/bin/python3 (Debian's, with matplotlib). See tools/eval/README.md.
+"""
+import argparse
+import collections
+import csv
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+INF_SSTHRESH = 2147483647
+MSS = 1448
+IP_PKT = 1500
+
+# Fidelity criteria: bpf_cubic preset linux against the kernel's cubic.
+FID_CWND = 0.10      # median exit cwnd within 10 %
+FID_GOODPUT = 0.03   # median goodput within 3 %
+REF, CAND = "cubic", "bpf_linux"
+
+
+def parse_rate(s):
+    m = re.fullmatch(r"([0-9.]+)\s*([kmg]?)(bit|bps)?", s.lower())
+    if not m:
+        raise ValueError(s)
+    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
+
+
+def parse_time(s):
+    m = re.fullmatch(r"([0-9.]+)\s*(us|ms|s)?", s.lower())
+    if not m:
+        raise ValueError(s)
+    return float(m.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0, None: 1.0}[m.group(2)]
+
+
+PROBE_RE = re.compile(
+    r"\s(\d+\.\d+): tcp_probe: .*?src=\S*?:(\d+) dest=\S*?:(\d+) .*?"
+    r"snd_una=0x([0-9a-f]+) snd_cwnd=(\d+) ssthresh=(\d+) snd_wnd=(\d+) srtt=(\d+)")
+
+
+def read_probe(path, port):
+    """tcp_probe samples of the sender's sockets towards PORT: sport -> list."""
+    flows = collections.defaultdict(list)
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = PROBE_RE.search(line)
+            if not m or int(m.group(3)) != port:
+                continue
+            flows[int(m.group(2))].append((float(m.group(1)), int(m.group(4), 16), int(m.group(5)),
+                                           int(m.group(6)), int(m.group(7)), int(m.group(8))))
+    return flows
+
+
+def r(x, nd=3):
+    return None if x is None else round(x, nd)
+
+
+def flow(a):
+    rate = parse_rate(a.rate)
+    rtt = parse_time(a.rtt)
+    payload_bps = rate * MSS / IP_PKT
+    rec = {"scenario": a.scenario, "algorithm": a.algorithm, "kind": a.kind, "arg": a.arg,
+           "rep": a.rep, "rate_mbit": rate / 1e6, "rtt_ms": r(rtt * 1e3, 2), "buffer": a.buffer,
+           "buffer_pkts": a.buffer_pkts, "bdp_pkts": a.bdp_pkts, "duration_s": a.duration}
+    try:
+        with open(a.iperf) as f:
+            ip = json.load(f)
+    except (OSError, ValueError):
+        ip = {}
+    sport = None
+    try:
+        sport = ip["start"]["connected"][0]["local_port"]
+    except (KeyError, IndexError, TypeError):
+        pass
+    rec["iperf_error"] = ip.get("error")
+    probes = read_probe(a.probe, a.port)
+    if sport is None or sport not in probes:
+        # fall back to the socket with most samples (the control connection has few)
+        sport = max(probes, key=lambda k: len(probes[k])) if probes else None
+    s = probes.get(sport, [])
+    rec["sport"] = sport
+    rec["probe_samples"] = len(s)
+
+    # ---- exit from tcp_probe: first sample whose ssthresh is no longer infinite
+    exit_cwnd = exit_t = None
+    t0 = (s[0][0] - rtt) if s else None  # the first ACK comes one RTT after the first data
+    last_ss_cwnd = None
+    how = None
+    anomalies = 0
+    for (t, una, cwnd, ssth, swnd, srtt) in s:
+        if ssth >= INF_SSTHRESH:
+            # a value above TCP_INFINITE_SSTHRESH is no exit; count it (seen once, unexplained)
+            anomalies += ssth > INF_SSTHRESH
+            last_ss_cwnd = cwnd
+            continue
+        exit_t = t - t0
+        if last_ss_cwnd is None or ssth >= last_ss_cwnd:
+            exit_cwnd, how = ssth, "ssthresh"   # HyStart: ssthresh = cwnd at the exit
+        else:
+            exit_cwnd, how = last_ss_cwnd, "cwnd_before"  # loss: ssthresh = beta x cwnd
+        break
+    rec["probe_ssthresh_above_inf"] = anomalies
+    rec["exit_observed"] = exit_t is not None
+    rec["exit_cwnd"] = exit_cwnd
+    rec["exit_cwnd_from"] = how
+    rec["exit_time_s"] = r(exit_t)
+    rec["exit_cwnd_bdp"] = r(exit_cwnd / a.bdp_pkts) if exit_cwnd and a.bdp_pkts else None
+    rec["max_ss_cwnd"] = last_ss_cwnd
+
+    # ---- reason: nstat HyStart counters (kernel) or the bpf_cubic trace record
+    tb = [int(x) for x in a.nstat_before.split()]
+    ta = [int(x) for x in a.nstat_after.split()]
+    rec["nstat_train"] = ta[0] - tb[0]
+    rec["nstat_delay"] = ta[1] - tb[1]
+    rec["bpf_reason"] = rec["bpf_cwnd"] = rec["bpf_since_start_s"] = None
+    rec["paced"] = rec["rwnd_limited"] = None
+    bpf_recs = []
+    if a.kind == "bpf" and os.path.exists(a.bpf_trace):
+        with open(a.bpf_trace) as f:
+            for line in f:
+                try:
+                    e = json.loads(line)
+                except ValueError:
+                    continue
+                if e.get("sport") == sport:
+                    bpf_recs.append(e)
+    if bpf_recs:
+        e = bpf_recs[0]
+        rec["bpf_reason"] = ("ack_train" if e.get("ack_train") else
+                             "delay" if e.get("delay") else "loss" if e.get("loss") else e.get("reason"))
+        rec["bpf_cwnd"] = e.get("cwnd")
+        rec["bpf_since_start_s"] = r(e.get("since_start_us", 0) / 1e6)
+        rec["paced"] = e.get("paced")
+        rec["rwnd_limited"] = e.get("rwnd_limited")
+        for k in ("delay_min_us", "round_min_rtt_us", "train_len_us", "train_thresh_us", "delay_thresh_us",
+                  "rounds", "samples", "pacing_rate"):
+            rec["bpf_" + k] = e.get(k)
+    rec["bpf_records"] = len(bpf_recs)
+    if a.kind == "bpf":
+        reason = rec["bpf_reason"] or ("loss" if exit_t is not None else "none")
+    else:
+        reason = ("ack_train" if rec["nstat_train"] > 0 else "delay" if rec["nstat_delay"] > 0
+                  else "loss" if exit_t is not None else "none")
+    rec["exit_reason"] = reason
+    # cross-check: a HyStart exit sets ssthresh = cwnd; a loss sets beta x cwnd
+    hyst = reason in ("ack_train", "delay")
+    rec["crosscheck_ok"] = (exit_t is None and reason == "none") or (
+        exit_t is not None and hyst == (how == "ssthresh"))
+    if a.kind == "bpf" and bpf_recs and exit_cwnd:
+        rec["crosscheck_ok"] = rec["crosscheck_ok"] and abs(rec["bpf_cwnd"] - exit_cwnd) <= max(2, 0.02 * exit_cwnd) \
+            if hyst else rec["crosscheck_ok"]
+
+    # ---- iperf3 intervals: retransmissions (TCP_INFO total_retrans deltas)
+    ivs = ip.get("intervals", []) if isinstance(ip.get("intervals"), list) else []
+    rec["retrans_total"] = (ip.get("end", {}).get("sum_sent", {}) or {}).get("retransmits")
+    ss_end = (exit_t if exit_t is not None else a.duration) + 2 * rtt
+    rec["ss_retrans"] = sum(iv["sum"].get("retransmits", 0) or 0 for iv in ivs if iv["sum"]["start"] < ss_end) if ivs else None
+    rec["tbf_drops"] = a.tbf_after - a.tbf_before
+    rec["goodput_recv_mbit"] = r((ip.get("end", {}).get("sum_received", {}) or {}).get("bits_per_second", 0) / 1e6, 2) if ip.get("end") else None
+
+    # ---- delivery from snd_una: time to 90 % of the payload rate, goodput of the first G s
+    G = min(4.0, a.duration - 1.0)
+    rec["goodput_window_s"] = G
+    t90 = gp = None
+    if s:
+        ts, acked = [], []
+        base = s[0][1]
+        tot = 0
+        prev = base
+        for (t, una, *_rest) in s:
+            tot += (una - prev) & 0xffffffff
+            prev = una
+            ts.append(t - t0)
+            acked.append(tot)
+        W = max(0.1, rtt)
+        j = 0
+        for i in range(len(ts)):
+            while j < i and ts[j] < ts[i] - W:
+                j += 1
+            jj = max(j - 1, 0)
+            dt = ts[i] - ts[jj]
+            if dt >= 0.8 * W and (acked[i] - acked[jj]) * 8 / dt >= 0.9 * payload_bps:
+                t90 = ts[i]
+                break
+        # goodput over [first ACK, t0 + G]
+        k = max((i for i in range(len(ts)) if ts[i] <= G), default=None)
+        if k is not None and ts[k] > ts[0]:
+            gp = acked[k] * 8 / G / 1e6
+    rec["t90_s"] = r(t90)
+    rec["goodput_mbit"] = r(gp, 2)
+    rec["goodput_frac"] = r(gp * 1e6 / payload_bps) if gp else None
+    rec["ideal_t_s"] = r(math.ceil(math.log2(max(a.bdp_pkts, 10) / 10)) * rtt + rtt) if a.bdp_pkts else None
+
+    # ---- cwnd series: last sample of each 2 ms bucket around slow start (up to
+    # max(0.3 s, 2 x exit time + 4 RTT), at most 2 s), of each 50 ms bucket after
+    if a.cwnd_csv and s:
+        fine_end = min(2.0, max(0.3, 2 * (exit_t or 0) + 4 * rtt))
+        rows = {}
+        for (t, una, cwnd, ssth, *_rest) in s:
+            tt = t - t0
+            b = round(int(tt / 0.002) * 0.002, 3) if tt < fine_end else round(int(tt / 0.05) * 0.05, 3)
+            rows[b] = (cwnd, int(ssth != INF_SSTHRESH))
+        with open(a.cwnd_csv, "a") as f:
+            w = csv.writer(f)
+            for b in sorted(rows):
+                w.writerow([a.scenario, a.algorithm, a.rep, b, rows[b][0], rows[b][1]])
+    print(json.dumps(rec))
+
+
+# ====================================================================== report
+
+def load(d):
+    flows = []
+    with open(os.path.join(d, "flows.jsonl")) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                flows.append(json.loads(line))
+    return flows
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, nd=0, suf=""):
+    if x is None:
+        return "-"
+    return f"{x:.{nd}f}{suf}"
+
+
+def spread(xs, nd=0):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "-"
+    return f"{min(xs):.{nd}f}-{max(xs):.{nd}f}"
+
+
+def majority(reasons):
+    c = collections.Counter(reasons)
+    if not c:
+        return "-", c
+    top = c.most_common()
+    if len(top) > 1 and top[0][1] == top[1][1]:
+        return "tie(" + "/".join(sorted(k for k, v in top if v == top[0][1])) + ")", c
+    return top[0][0], c
+
+
+def reasons_str(c):
+    short = {"ack_train": "T", "delay": "D", "loss": "L", "none": "-"}
+    return " ".join(f"{short.get(k, k)}{v}" for k, v in sorted(c.items()))
+
+
+def group(flows):
+    g = collections.OrderedDict()
+    for fl in flows:
+        g.setdefault(fl["scenario"], collections.OrderedDict()).setdefault(fl["algorithm"], []).append(fl)
+    return g
+
+
+def scen_desc(fl):
+    return f"{fl['rate_mbit']:g} Mbit/s, {fl['rtt_ms']:g} ms, buffer {fl['buffer']} ({fl['buffer_pkts']} pkts), BDP {fl['bdp_pkts']}"
+
+
+def fidelity(g):
+    rows = []
+    for sid, algs in g.items():
+        if REF not in algs or CAND not in algs:
+            continue
+        a, b = algs[REF], algs[CAND]
+        ca, cb = med(x["exit_cwnd"] for x in a), med(x["exit_cwnd"] for x in b)
+        ga, gb = med(x["goodput_mbit"] for x in a), med(x["goodput_mbit"] for x in b)
+        ma, _ = majority(x["exit_reason"] for x in a)
+        mb, _ = majority(x["exit_reason"] for x in b)
+        cr = cb / ca if ca and cb else None
+        gr = gb / ga if ga and gb else None
+        ok_c = cr is not None and abs(cr - 1) <= FID_CWND
+        ok_g = gr is not None and abs(gr - 1) <= FID_GOODPUT
+        ok_r = ma == mb
+        rows.append(dict(scenario=sid, n_ref=len(a), n_cand=len(b), cwnd_ref=ca, cwnd_cand=cb, cwnd_ratio=cr,
+                         gp_ref=ga, gp_cand=gb, gp_ratio=gr, reason_ref=ma, reason_cand=mb,
+                         ok_cwnd=ok_c, ok_gp=ok_g, ok_reason=ok_r, ok=ok_c and ok_g and ok_r))
+    return rows
+
+
+def fidelity_md(rows):
+    out = ["| scenario | n | exit cwnd cubic | exit cwnd bpf linux | ratio | goodput cubic | goodput bpf linux | ratio | reason cubic | reason bpf linux | cwnd ±10% | goodput ±3% | reason | verdict |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for x in rows:
+        pf = lambda ok: "pass" if ok else "FAIL"
+        out.append(f"| {x['scenario']} | {x['n_ref']}/{x['n_cand']} | {fmt(x['cwnd_ref'])} | {fmt(x['cwnd_cand'])} | {fmt(x['cwnd_ratio'], 3)} | "
+                   f"{fmt(x['gp_ref'], 1)} | {fmt(x['gp_cand'], 1)} | {fmt(x['gp_ratio'], 3)} | {x['reason_ref']} | {x['reason_cand']} | "
+                   f"{pf(x['ok_cwnd'])} | {pf(x['ok_gp'])} | {pf(x['ok_reason'])} | **{'pass' if x['ok'] else 'FAIL'}** |")
+    return "\n".join(out)
+
+
+def fidelity_text(rows):
+    out = [f"{'scenario':<12} {'n':>5} {'cwnd cubic':>10} {'cwnd bpf':>9} {'ratio':>6} {'gp cubic':>9} {'gp bpf':>8} {'ratio':>6}  {'reason cubic/bpf':<22} verdict"]
+    for x in rows:
+        fails = [k for k, ok in (("cwnd", x["ok_cwnd"]), ("goodput", x["ok_gp"]), ("reason", x["ok_reason"])) if not ok]
+        out.append(f"{x['scenario']:<12} {str(x['n_ref']) + '/' + str(x['n_cand']):>5} {fmt(x['cwnd_ref']):>10} {fmt(x['cwnd_cand']):>9} {fmt(x['cwnd_ratio'], 3):>6} "
+                   f"{fmt(x['gp_ref'], 1):>9} {fmt(x['gp_cand'], 1):>8} {fmt(x['gp_ratio'], 3):>6}  {x['reason_ref'] + '/' + x['reason_cand']:<22} "
+                   + ("pass" if x["ok"] else "FAIL (" + ", ".join(fails) + ")"))
+    return "\n".join(out)
+
+
+def summary_md(g):
+    out = ["| scenario | algorithm | n | exit cwnd median (range) | exit cwnd / BDP median (range) | reasons | exit time s | ss retx median (range) | drops (tbf) | t90 s median (range) | goodput Mbit/s median (range) | retx total |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for sid, algs in g.items():
+        for aid, fl in algs.items():
+            _, c = majority(x["exit_reason"] for x in fl)
+            ec = [x["exit_cwnd"] for x in fl]
+            eb = [x["exit_cwnd_bdp"] for x in fl]
+            out.append(f"| {sid} | {aid} | {len(fl)} | {fmt(med(ec))} ({spread(ec)}) | {fmt(med(eb), 2)} ({spread(eb, 2)}) | {reasons_str(c)} | "
+                       f"{fmt(med(x['exit_time_s'] for x in fl), 2)} | {fmt(med(x['ss_retrans'] for x in fl))} ({spread([x['ss_retrans'] for x in fl])}) | "
+                       f"{fmt(med(x['tbf_drops'] for x in fl))} | {fmt(med(x['t90_s'] for x in fl), 2)} ({spread([x['t90_s'] for x in fl], 2)}) | "
+                       f"{fmt(med(x['goodput_mbit'] for x in fl), 1)} ({spread([x['goodput_mbit'] for x in fl], 1)}) | {fmt(med(x['retrans_total'] for x in fl))} |")
+    return "\n".join(out)
+
+
+def scen_table(g):
+    out = ["| scenario | rate | RTT | buffer | BDP pkts | buffer pkts | ideal exit cwnd | ideal time to exit |", "|---|---|---|---|---|---|---|---|"]
+    for sid, algs in g.items():
+        fl = next(iter(algs.values()))[0]
+        out.append(f"| {sid} | {fl['rate_mbit']:g} Mbit/s | {fl['rtt_ms']:g} ms | {fl['buffer']} | {fl['bdp_pkts']} | {fl['buffer_pkts']} | "
+                   f"{fl['bdp_pkts']}-{fl['bdp_pkts'] + fl['buffer_pkts']} | {fmt(fl['ideal_t_s'], 2)} s |")
+    return "\n".join(out)
+
+
+def plots(g, cwnd_csv, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    series = collections.defaultdict(lambda: ([], []))
+    if os.path.exists(cwnd_csv):
+        with open(cwnd_csv) as f:
+            for row in csv.DictReader(f):
+                k = (row["scenario"], row["algorithm"], int(row["rep"]))
+                series[k][0].append(float(row["t_s"]))
+                series[k][1].append(int(row["cwnd"]))
+    algs_all = []
+    for algs in g.values():
+        for a in algs:
+            if a not in algs_all:
+                algs_all.append(a)
+    colors = {a: plt.cm.tab10(i % 10) for i, a in enumerate(algs_all)}
+    styles = {"cubic": "-", "bpf_linux": "--", "bpf_nuss": "-", "bpf_off": "-", "reno": ":"}
+    n = len(g)
+    cols = 2 if n > 1 else 1
+    rows = math.ceil(n / cols)
+    for zoom in (False, True):
+        cwnd_figure(plt, g, series, colors, styles, rows, cols, n, outdir, zoom)
+    # (2) exit_cwnd/BDP per algorithm, one panel per scenario, ideal band shaded
+    exit_figure(plt, g, colors, rows, cols, n, outdir)
+
+
+def cwnd_figure(plt, g, series, colors, styles, rows, cols, n, outdir, zoom):
+    """cwnd against time, repetition 1; zoom: the slow start only."""
+    fig, axes = plt.subplots(rows, cols, figsize=(7 * cols, 3.3 * rows), squeeze=False)
+    for ax, (sid, algs) in zip(axes.flat, g.items()):
+        fl0 = next(iter(algs.values()))[0]
+        bdp, buf = fl0["bdp_pkts"], fl0["buffer_pkts"]
+        ymax = 0
+        for aid in algs:
+            reps = sorted(x["rep"] for x in algs[aid])
+            k = (sid, aid, reps[0]) if reps else None
+            if k not in series:
+                continue
+            t, c = series[k]
+            ax.plot(t, c, styles.get(aid, "-"), color=colors[aid], lw=1.3, label=aid)
+            ymax = max(ymax, max(c))
+        ax.axhline(bdp, color="k", lw=0.8, ls="-.")
+        ax.axhline(bdp + buf, color="grey", lw=0.8, ls="-.")
+        ax.text(0.01, bdp, " BDP", va="bottom", fontsize=7, transform=ax.get_yaxis_transform())
+        ax.text(0.01, bdp + buf, " BDP+buffer", va="bottom", fontsize=7, transform=ax.get_yaxis_transform())
+        xmax = fl0["duration_s"]
+        if zoom:
+            ex = [x["exit_time_s"] for al in algs.values() for x in al if x["exit_time_s"] is not None]
+            xmax = min(xmax, (max(ex) if ex else 1) * 1.5 + 4 * fl0["rtt_ms"] / 1e3)
+            ymax = 0
+            for aid in algs:
+                reps = sorted(x["rep"] for x in algs[aid])
+                k = (sid, aid, reps[0]) if reps else None
+                if k in series:
+                    ymax = max([ymax] + [c for t, c in zip(*series[k]) if t <= xmax])
+        ax.set_ylim(0, max(ymax, bdp + buf) * 1.1)
+        ax.set_xlim(0, xmax)
+        ax.set_title(f"{sid}: {scen_desc(fl0)}", fontsize=8)
+        ax.set_xlabel("time since first data (s)", fontsize=8)
+        ax.set_ylabel("cwnd (packets)", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=7, loc="upper right")
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    fig.suptitle("cwnd against time (tcp:tcp_probe, repetition 1)" + (": slow start" if zoom else ""), fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "cwnd_slowstart.png" if zoom else "cwnd_time.png"), dpi=90)
+    plt.close(fig)
+
+
+def exit_figure(plt, g, colors, rows, cols, n, outdir):
+    fig, axes = plt.subplots(rows, cols, figsize=(7 * cols, 3.0 * rows), squeeze=False)
+    marker = {"ack_train": "o", "delay": "s", "loss": "x", "none": "v"}
+    for ax, (sid, algs) in zip(axes.flat, g.items()):
+        fl0 = next(iter(algs.values()))[0]
+        hi = 1 + fl0["buffer_pkts"] / fl0["bdp_pkts"]
+        ax.axhspan(1, hi, color="tab:green", alpha=0.15, label="ideal [1, 1+buffer/BDP]")
+        names = list(algs)
+        for i, aid in enumerate(names):
+            ys = [x["exit_cwnd_bdp"] for x in algs[aid] if x["exit_cwnd_bdp"] is not None]
+            if ys:
+                ax.boxplot([ys], positions=[i], widths=0.5, showfliers=False,
+                           medianprops=dict(color=colors[aid]))
+            for j, x in enumerate(algs[aid]):
+                if x["exit_cwnd_bdp"] is None:
+                    continue
+                ax.scatter(i + (j - 1) * 0.08, x["exit_cwnd_bdp"], marker=marker.get(x["exit_reason"], "."),
+                           color=colors[aid], s=22, zorder=3)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, fontsize=7)
+        ax.set_yscale("log")
+        from matplotlib.ticker import FormatStrFormatter
+        ax.yaxis.set_major_formatter(FormatStrFormatter("%.2g"))
+        ax.yaxis.set_minor_formatter(FormatStrFormatter("%.2g"))
+        ax.set_ylabel("exit cwnd / BDP (log)", fontsize=8)
+        ax.set_title(f"{sid}: {scen_desc(fl0)}", fontsize=8)
+        ax.tick_params(labelsize=7)
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], marker=m, ls="", color="k", label=k) for k, m in marker.items()]
+    handles.append(plt.Rectangle((0, 0), 1, 1, color="tab:green", alpha=0.15, label="ideal [1, 1+buffer/BDP]"))
+    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8)
+    fig.suptitle("Slow-start exit cwnd / BDP (marker = exit reason)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(os.path.join(outdir, "exit_cwnd_bdp.png"), dpi=90)
+    plt.close(fig)
+
+
+def story_2011(g):
+    """Numbers for the 2011-like path (s2011)."""
+    if "s2011" not in g:
+        return None
+    algs = g["s2011"]
+    fl0 = next(iter(algs.values()))[0]
+    lines = []
+    for aid in algs:
+        fl = algs[aid]
+        _, c = majority(x["exit_reason"] for x in fl)
+        lines.append((aid, med(x["exit_cwnd"] for x in fl), spread([x["exit_cwnd"] for x in fl]),
+                      med(x["exit_cwnd_bdp"] for x in fl), reasons_str(c),
+                      med(x["ss_retrans"] for x in fl), spread([x["ss_retrans"] for x in fl]),
+                      med(x["t90_s"] for x in fl), med(x["goodput_mbit"] for x in fl), med(x["exit_time_s"] for x in fl)))
+    return fl0, lines
+
+
+def _agg(fl):
+    return dict(n=len(fl), cwnd=med(x["exit_cwnd"] for x in fl), bdp=med(x["exit_cwnd_bdp"] for x in fl),
+                cwnd_rng=spread([x["exit_cwnd"] for x in fl]), reason=majority(x["exit_reason"] for x in fl)[0],
+                reasons=reasons_str(majority(x["exit_reason"] for x in fl)[1]),
+                t=med(x["exit_time_s"] for x in fl), ssr=med(x["ss_retrans"] for x in fl),
+                ssr_rng=spread([x["ss_retrans"] for x in fl]), rt=med(x["retrans_total"] for x in fl),
+                t90=med(x["t90_s"] for x in fl), gp=med(x["goodput_mbit"] for x in fl),
+                gpf=med(x["goodput_frac"] for x in fl))
+
+
+def story_text(g):
+    """The 2011 question, answered with this run's numbers."""
+    if "s2011" not in g:
+        return ""
+    algs = g["s2011"]
+    fl0 = next(iter(algs.values()))[0]
+    A = {aid: _agg(fl) for aid, fl in algs.items()}
+    out = ["### What the numbers say\n"]
+    bdp, buf = fl0["bdp_pkts"], fl0["buffer_pkts"]
+    rtt = fl0["rtt_ms"]
+    def line(aid, label):
+        x = A.get(aid)
+        if not x:
+            return None
+        return (f"- **{label}** (`{aid}`): slow start ends at cwnd **{fmt(x['cwnd'])}** ({fmt(x['bdp'], 2)} x BDP; "
+                f"range {x['cwnd_rng']}) by **{x['reason']}** ({x['reasons']}) after {fmt(x['t'] and x['t'] * 1e3)} ms "
+                f"({fmt(x['t'] and x['t'] * 1e3 / rtt, 1)} RTTs); **{fmt(x['ssr'])} retransmissions** in slow start "
+                f"(range {x['ssr_rng']}), {fmt(x['rt'])} in the whole {fl0['duration_s']} s flow; 90 % of the rate "
+                f"after **{fmt(x['t90'] and x['t90'] * 1e3)} ms**; goodput {fmt(x['gp'], 1)} Mbit/s "
+                f"({fmt(x['gpf'] and x['gpf'] * 100, 1)} % of the payload rate) over the first {fl0['goodput_window_s'] if 'goodput_window_s' in fl0 else '-'} s.")
+    for aid, label in (("cubic", "Today's Linux, the kernel's cubic"), ("bpf_linux", "Today's Linux rules in bpf_cubic"),
+                       ("bpf_nuss", "The 2011 patch's thresholds"), ("bpf_off", "HyStart off"), ("reno", "Reno (no HyStart)")):
+        l = line(aid, label)
+        if l:
+            out.append(l)
+    out.append("")
+    lin, nus, off = A.get("bpf_linux") or A.get("cubic"), A.get("bpf_nuss"), A.get("bpf_off")
+    ideal_t = fl0.get("ideal_t_s")
+    txt = [f"On this 11.3 ms path (BDP {bdp} packets, buffer {buf}; ideal exit {bdp}-{bdp + buf} packets, "
+           f"ideal time ~{fmt(ideal_t and ideal_t * 1e3)} ms), the 2011 report saw exits at cwnd 20-100 on a BDP "
+           "of ~940 (0.02-0.1 x BDP)."]
+    if lin:
+        ok = lin["bdp"] is not None and 1 <= lin["bdp"] <= 1 + buf / bdp
+        txt.append(f"Today's rules exit at {fmt(lin['bdp'], 2)} x BDP "
+                   + ("(inside the ideal band) " if ok else "(outside the ideal band) ")
+                   + f"with {fmt(lin['ssr'])} retransmissions in slow start"
+                   + (": no premature exit." if lin["bdp"] and lin["bdp"] >= 0.5 else ": still premature.")
+                   + " Caveat: at 200 Mbit/s instead of 1 Gbit/s, full-size segments are 60 us apart, not 12 us, "
+                   "so ACK-train timing is 5x coarser than in 2011; the RTT, and with it every threshold, is the 2011 one.")
+    out.append(" ".join(txt))
+    if nus and off:
+        same = nus["reason"] == off["reason"] == "loss"
+        out.append("")
+        out.append(
+            f"With the 2011 patch's thresholds the ACK train must last 2 x delay_min; the ACKs of one round arrive "
+            f"at the bottleneck rate, so a round lasts that long only once cwnd exceeds 2 x BDP. The delay test fires "
+            f"only when an RTT sample exceeds 2 x delay_min. Both need more than one BDP queued, which a "
+            f"{buf / bdp:.2g}-BDP buffer cannot hold. "
+            + (f"So here it behaves like HyStart off: loss at {fmt(nus['cwnd'])} vs {fmt(off['cwnd'])} packets, "
+               f"{fmt(nus['ssr'])} vs {fmt(off['ssr'])} retransmissions in slow start. "
+               if same else
+               f"Here it left by {nus['reasons']} at {fmt(nus['cwnd'])} packets with {fmt(nus['ssr'])} retransmissions "
+               f"(HyStart off: {fmt(off['cwnd'])}, {fmt(off['ssr'])}). ")
+            + "The patch trades the early exits for an overshoot wherever the buffer holds at most one BDP.")
+        if lin and lin["t90"] and off["t90"]:
+            out.append("")
+            out.append(f"Cost in time to full rate: today's rules reach 90 % of the rate after {fmt(lin['t90'] * 1e3)} ms, "
+                       f"HyStart off after {fmt(off['t90'] * 1e3)} ms, the 2011 thresholds after "
+                       f"{fmt(nus['t90'] and nus['t90'] * 1e3)} ms: on this short path the early exit costs "
+                       "little time, while the overshoot costs hundreds of retransmissions (and, for a shared "
+                       "bottleneck, a burst of loss for everyone else).")
+    # the other scenarios, one line each
+    out.append("")
+    out.append("Across the other scenarios (exit cwnd / BDP, majority reason, slow-start retransmissions; "
+               "today's rules = kernel cubic):\n")
+    out.append("| scenario | BDP | buffer/BDP | cubic | bpf linux | nussbaum-2011 | off | reno |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    for sid, al in g.items():
+        f0 = next(iter(al.values()))[0]
+        cells = []
+        for aid in ("cubic", "bpf_linux", "bpf_nuss", "bpf_off", "reno"):
+            if aid in al:
+                x = _agg(al[aid])
+                cells.append(f"{fmt(x['bdp'], 2)} {x['reason']} {fmt(x['ssr'])}")
+            else:
+                cells.append("-")
+        out.append(f"| {sid} | {f0['bdp_pkts']} | {f0['buffer_pkts'] / f0['bdp_pkts']:.2g} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def fidelity_discussion(g, fid):
+    """Where bpf_cubic linux and cubic differ: is it inside cubic's own spread?"""
+    out = []
+    for x in fid:
+        if x["ok"]:
+            continue
+        a, b = g[x["scenario"]][REF], g[x["scenario"]][CAND]
+        why = []
+        for key, ok, name, nd in (("exit_cwnd", x["ok_cwnd"], "exit cwnd", 0), ("goodput_mbit", x["ok_gp"], "goodput", 1)):
+            if ok:
+                continue
+            ra = [y[key] for y in a if y[key] is not None]
+            rb = [y[key] for y in b if y[key] is not None]
+            overlap = ra and rb and min(rb) <= max(ra) and min(ra) <= max(rb)
+            why.append(f"{name}: cubic {spread(ra, nd)} vs bpf_linux {spread(rb, nd)} "
+                       + ("(ranges overlap: within run-to-run noise)" if overlap else "(ranges do not overlap)"))
+        if not x["ok_reason"]:
+            ca = reasons_str(majority(y["exit_reason"] for y in a)[1])
+            cb = reasons_str(majority(y["exit_reason"] for y in b)[1])
+            why.append(f"reasons: cubic {ca} vs bpf_linux {cb}")
+        out.append(f"- **{x['scenario']}** ({scen_desc(a[0])}): " + "; ".join(why) + ".")
+    if not out:
+        return "Every scenario passes."
+    return ("Scenarios that miss a criterion, with each side's range over the repetitions:\n\n" + "\n".join(out)
+            + "\n\nKnown sources of such differences on this machine (they hit the kernel's cubic and "
+            "bpf_cubic alike):\n\n"
+            "- **Bimodal ACK-train exits.** The train fires in a round only if no ACK gap exceeds "
+            "`hystart_ack_delta_us` (2 ms) before the train reaches delay_min/2. Two things can open such a gap: the emulator's delay queue "
+            "releases ACKs up to several ms late under host steal time (tools/emu/README.md), and, while "
+            "cwnd < BDP, the ACKs of a round come in a burst followed by an idle gap, so a train that starts "
+            "mid-burst (the round boundary depends on exactly which ACK passes end_seq) is cut short. We did "
+            "not isolate which one dominates. The exit then moves to the next round, at about 1.6-2x the cwnd (on s2011: ~260 or ~420; "
+            "on r50_200_h: ~1060, ~1700, or a loss near 2100). With 3 repetitions the median flips between "
+            "the modes. Repeating a scenario with more repetitions (`tools/eval/run.sh --scenarios "
+            "\"s2011 r50_200_h\" --algos \"cubic bpf_linux\" --reps 8`) showed both modes for both implementations.\n"
+            "- **Goodput on shallow buffers** (0.1-0.25 BDP) depends on when burst losses hit in congestion "
+            "avoidance; one algorithm's own repetitions spread by 10-25 %.\n"
+            "- **HyStart and loss on the same ACK**: on shallow buffers the detector and the loss come at "
+            "the same cwnd; when the detector fires on the ACK that also starts recovery, the flow is "
+            "counted as a HyStart exit although tcp_probe shows a loss-like ssthresh (listed under the "
+            "cross-check). Which one wins is a race, so the majority reason can differ while the exit cwnd "
+            "is the same.")
+
+
+def disagreement(x):
+    s = (f"- disagreement: {x['scenario']} {x['algorithm']} rep {x['rep']}: reason {x['exit_reason']}, "
+         f"probe exit cwnd {x['exit_cwnd']} ({x['exit_cwnd_from']}), bpf record cwnd {x.get('bpf_cwnd')}, "
+         f"nstat train/delay {x['nstat_train']}/{x['nstat_delay']}")
+    if x["exit_reason"] in ("ack_train", "delay") and x["exit_cwnd_from"] == "cwnd_before":
+        s += (": the detector fired on the ACK that also started loss recovery (tcp_probe samples every "
+              "ACK, and the first sample after the exit already shows beta x cwnd): detector and loss "
+              "at the same cwnd, a race")
+    return s
+
+
+def report(a):
+    flows = load(a.inp)
+    g = group(flows)
+    outdir = a.out or a.inp
+    os.makedirs(outdir, exist_ok=True)
+    fid = fidelity(g)
+    plots(g, os.path.join(a.inp, "cwnd.csv"), outdir)
+    runinfo = ""
+    p = os.path.join(a.inp, "run.txt")
+    if os.path.exists(p):
+        runinfo = open(p).read().strip()
+    bad = [x for x in flows if not x.get("crosscheck_ok")]
+    summ = [f"# Evaluation summary\n", "```", runinfo, "```\n",
+            "## Scenarios\n", scen_table(g), "",
+            "## Per scenario and algorithm\n",
+            "Median and (min-max) over repetitions. Reasons: T ack train, D delay, L loss, - no exit.\n",
+            summary_md(g), "",
+            "## Fidelity: bpf_cubic preset linux against the kernel's cubic\n",
+            f"Criteria: median exit cwnd within {FID_CWND:.0%}, median goodput (first "
+            f"{flows[0]['goodput_window_s']:g} s) within {FID_GOODPUT:.0%}, same majority exit reason.\n" if flows else "",
+            fidelity_md(fid), "",
+            f"Exit cross-check (tcp_probe against nstat / bpf trace record): {len(flows) - len(bad)}/{len(flows)} flows agree."]
+    for x in bad:
+        summ.append(disagreement(x))
+    with open(os.path.join(outdir, "summary.md"), "w") as f:
+        f.write("\n".join(summ) + "\n")
+    if a.doc:
+        write_doc(a, g, fid, flows, runinfo, bad)
+    print("\nFidelity: bpf_cubic (preset linux) / kernel cubic, medians per scenario")
+    print(fidelity_text(fid))
+    print(f"{sum(x['ok'] for x in fid)}/{len(fid)} scenarios pass; exit cross-check {len(flows) - len(bad)}/{len(flows)} flows")
+
+
+def write_doc(a, g, fid, flows, runinfo, bad):
+    rel = os.path.relpath(a.out or a.inp, os.path.dirname(os.path.abspath(a.doc)))
+    st = story_2011(g)
+    notes = story_text(g)
+    doc = ["# Evaluation: where does slow start end?\n",
+           "<!-- generated by tools/eval/analyze.py report --doc from the last run "
+           "(make eval); edit tools/eval/analyze.py, not this file -->\n",
+           "bpf_cubic (presets `linux`, `nussbaum-2011`, `off`) next to the kernel's own `cubic` and `reno`, "
+           "one bulk iperf3 flow at a time over an emulated bottleneck (tools/emu/pathemu: TBF bottleneck, "
+           "constant delay on the ACK path). Raw results: "
+           f"[{rel}/flows.jsonl]({rel}/flows.jsonl) (one line per flow), [{rel}/cwnd.csv]({rel}/cwnd.csv) "
+           "(cwnd every 2 ms around slow start, every 50 ms after), [summary]({rel}/summary.md).\n".replace("{rel}", rel),
+           "## Machine and method\n",
+           "```", runinfo, "```\n",
+           "- 2 vCPU Firecracker VM (nested virtualisation), Debian 12, Linux 6.18, HZ=250; shared with other "
+           "jobs, so noisy. The emulator's own figures (tools/emu/README.md): goodput within 2 % of the "
+           "configured rate up to **200 Mbit/s** (its ceiling here; every scenario stays at or below it), "
+           "delay release error p99 ~0.1-0.5 ms, with ms-long outliers under host steal time. The 2011 "
+           "path (1 Gbit/s) cannot be emulated at full rate: `s2011` keeps its 11.3 ms RTT at 200 Mbit/s "
+           "(BDP 189 packets instead of ~940).\n",
+           "- Each namespace defaults to `reno`; iperf3 applies `-C` after connect(), so no flow inherits "
+           "bbr's pacing (the bpf trace records `paced`; see below). Receive windows are raised so they "
+           "never limit slow start (the bpf trace records `rwnd_limited`).\n",
+           "- **Exit** (every algorithm, same method): the `tcp:tcp_probe` tracepoint in a tracefs "
+           "instance of our own (clock `mono`, filtered on the server port; one sample per ACK). The exit "
+           "is the first sample whose ssthresh is no longer infinite. If ssthresh is then >= the last "
+           "slow-start cwnd, HyStart set ssthresh = cwnd and that is the exit cwnd; otherwise (loss, "
+           "ssthresh = beta x cwnd) the exit cwnd is the last slow-start cwnd. **Reason**: for the kernel's "
+           "cubic, the sender namespace's `TcpExtTCPHystartTrainDetect`/`DelayDetect` deltas (neither: "
+           "loss); for bpf_cubic, its own trace record (`cubicctl -j trace`). Both are cross-checked "
+           "against tcp_probe (HyStart exit <=> ssthresh = cwnd; bpf record cwnd = probe cwnd within 2 %).\n",
+           "- **Exit time** is measured from the first data segment, taken as the first ACK minus one RTT.\n",
+           "- **Slow-start retransmissions**: iperf3 `-i 0.1` intervals (TCP_INFO `total_retrans` "
+           "deltas, segments) from the start up to the exit + 2 RTT, so the recovery of an overshoot "
+           "counts; `drops (tbf)` is the bottleneck's own drop count for the whole flow.\n",
+           "- **t90**: first time the delivery rate (snd_una advance from tcp_probe, over a window of "
+           "max(100 ms, RTT)) reaches 90 % of the payload rate (rate x 1448/1500). **Goodput**: bytes "
+           "acknowledged in the first few seconds (snd_una), over that window.\n",
+           "- Ideal exit: BDP <= exit cwnd <= BDP + buffer, no retransmission; ideal time ceil(log2(BDP/10)) "
+           "RTTs (+1 RTT to the first ACK).\n",
+           "## Scenarios\n", scen_table(g), ""]
+    if st:
+        fl0, lines = st
+        doc += ["## The 2011-like path (s2011)\n",
+                f"{scen_desc(fl0)}. Medians over {len(next(iter(g['s2011'].values())))} repetitions.\n",
+                "| algorithm | exit cwnd median (range) | exit cwnd / BDP | reasons | exit time s | slow-start retx median (range) | t90 s | goodput Mbit/s |",
+                "|---|---|---|---|---|---|---|---|"]
+        for (aid, c, cs, cb, rs, sr, srs, t90, gp, et) in lines:
+            doc.append(f"| {aid} | {fmt(c)} ({cs}) | {fmt(cb, 2)} | {rs} | {fmt(et, 2)} | {fmt(sr)} ({srs}) | {fmt(t90, 2)} | {fmt(gp, 1)} |")
+        doc.append("")
+    if notes:
+        doc += [notes.strip(), ""]
+    doc += ["## Fidelity: bpf_cubic `linux` against the kernel's `cubic`\n",
+            f"Criteria: median exit cwnd within {FID_CWND:.0%}, median goodput within {FID_GOODPUT:.0%}, "
+            "same majority exit reason.\n",
+            fidelity_md(fid), "",
+            fidelity_discussion(g, fid), "",
+            f"Exit cross-check (tcp_probe against nstat / bpf trace): {len(flows) - len(bad)}/{len(flows)} flows agree.",
+            ""]
+    for x in bad:
+        doc.append(disagreement(x))
+    paced = [x for x in flows if x.get("paced")]
+    rwl = [x for x in flows if x.get("rwnd_limited")]
+    doc += [f"bpf_cubic flows paced at exit: {len(paced)}; receive-window limited at exit: {len(rwl)} "
+            f"(of {sum(1 for x in flows if x['kind'] == 'bpf')} bpf flows).\n",
+            "## All scenarios\n",
+            "Median and (min-max) over repetitions. Reasons: T ack train, D delay, L loss, - no exit.\n",
+            summary_md(g), "",
+            "## Plots\n",
+            f"![cwnd against time]({rel}/cwnd_time.png)\n",
+            f"![cwnd in slow start]({rel}/cwnd_slowstart.png)\n",
+            f"![exit cwnd / BDP]({rel}/exit_cwnd_bdp.png)\n",
+            "## Reproduce\n",
+            "```\nmake eval            # tools/eval/run.sh --out docs/eval --doc docs/EVALUATION.md (~14 min)\n"
+            "make eval-quick      # tools/eval/run.sh --quick: two scenarios, 3 s flows (~2.5 min)\n"
+            "/usr/bin/python3 tools/eval/analyze.py report --in docs/eval --doc docs/EVALUATION.md"
+            "   # regenerate from the stored run\n```\n"]
+    with open(a.doc, "w") as f:
+        f.write("\n".join(doc))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("flow")
+    for k in ("scenario", "algorithm", "kind", "arg", "rate", "rtt", "buffer", "iperf", "probe",
+              "bpf_trace", "nstat_before", "nstat_after"):
+        f.add_argument("--" + k.replace("_", "-"), dest=k, required=True)
+    for k in ("rep", "bdp_pkts", "buffer_pkts", "port", "duration", "tbf_before", "tbf_after"):
+        f.add_argument("--" + k.replace("_", "-"), dest=k, type=int, required=True)
+    f.add_argument("--cwnd-csv", dest="cwnd_csv")
+    rp = sub.add_parser("report")
+    rp.add_argument("--in", dest="inp", required=True)
+    rp.add_argument("--out")
+    rp.add_argument("--doc")
+    a = p.parse_args()
+    if a.cmd == "flow":
+        flow(a)
+    else:
+        report(a)
+
+
+if __name__ == "__main__":
+    main()
