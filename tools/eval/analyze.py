@@ -138,9 +138,17 @@ def flow(a):
                 if e.get("sport") == sport:
                     bpf_recs.append(e)
     if bpf_recs:
-        e = bpf_recs[0]
+        # the record that ended slow start; HyStart++'s css_enter/css_resume only change phase
+        exits = [x for x in bpf_recs if x.get("ack_train") or x.get("delay") or x.get("loss")
+                 or x.get("css_exit")]
+        enters = [x for x in bpf_recs if x.get("css_enter")]
+        rec["bpf_css_enter_cwnd"] = enters[0].get("cwnd") if enters else None
+        rec["bpf_css_enter_s"] = r(enters[0].get("since_start_us", 0) / 1e6) if enters else None
+        rec["bpf_css_resumes"] = sum(1 for x in bpf_recs if x.get("css_resume"))
+        e = exits[0] if exits else bpf_recs[0]
         rec["bpf_reason"] = ("ack_train" if e.get("ack_train") else
-                             "delay" if e.get("delay") else "loss" if e.get("loss") else e.get("reason"))
+                             "delay" if e.get("delay") else "loss" if e.get("loss") else
+                             "css_exit" if e.get("css_exit") else e.get("reason"))
         rec["bpf_cwnd"] = e.get("cwnd")
         rec["bpf_since_start_s"] = r(e.get("since_start_us", 0) / 1e6)
         rec["paced"] = e.get("paced")
@@ -156,7 +164,7 @@ def flow(a):
                   else "loss" if exit_t is not None else "none")
     rec["exit_reason"] = reason
     # cross-check: a HyStart exit sets ssthresh = cwnd; a loss sets beta x cwnd
-    hyst = reason in ("ack_train", "delay")
+    hyst = reason in ("ack_train", "delay", "css_exit")
     rec["crosscheck_ok"] = (exit_t is None and reason == "none") or (
         exit_t is not None and hyst == (how == "ssthresh"))
     if a.kind == "bpf" and bpf_recs and exit_cwnd:
@@ -261,7 +269,7 @@ def majority(reasons):
 
 
 def reasons_str(c):
-    short = {"ack_train": "T", "delay": "D", "loss": "L", "none": "-"}
+    short = {"ack_train": "T", "delay": "D", "loss": "L", "css_exit": "C", "none": "-"}
     return " ".join(f"{short.get(k, k)}{v}" for k, v in sorted(c.items()))
 
 
@@ -359,7 +367,7 @@ def plots(g, cwnd_csv, outdir):
             if a not in algs_all:
                 algs_all.append(a)
     colors = {a: plt.cm.tab10(i % 10) for i, a in enumerate(algs_all)}
-    styles = {"cubic": "-", "bpf_linux": "--", "bpf_nuss": "-", "bpf_off": "-", "reno": ":"}
+    styles = {"cubic": "-", "bpf_linux": "--", "bpf_nuss": "-", "bpf_off": "-", "bpf_hspp": "-.", "reno": ":"}
     n = len(g)
     cols = 2 if n > 1 else 1
     rows = math.ceil(n / cols)
@@ -479,6 +487,48 @@ def _agg(fl):
                 gpf=med(x["goodput_frac"] for x in fl))
 
 
+def hspp_md(g):
+    """HyStart++ next to Linux HyStart and HyStart off, on the same paths and runs."""
+    algs = (("bpf_linux", "Linux HyStart"), ("bpf_hspp", "HyStart++"), ("bpf_off", "HyStart off"))
+    out = ["| scenario | BDP | buffer/BDP | "
+           + " | ".join(f"{n}: exit/BDP, reason, ss retx, t90 ms" for _, n in algs)
+           + " | HyStart++ CSS entry /BDP | verdict |",
+           "|---|---|---|" + "---|" * (len(algs) + 2)]
+    better = worse = 0
+    for sid, al in g.items():
+        if "bpf_hspp" not in al or "bpf_linux" not in al:
+            continue
+        f0 = next(iter(al.values()))[0]
+        ag = {aid: _agg(al[aid]) for aid, _ in algs if aid in al}
+        cells = []
+        for aid, _ in algs:
+            x = ag.get(aid)
+            cells.append("-" if not x else
+                         f"{fmt(x['bdp'], 2)} {x['reason']} {fmt(x['ssr'])} {fmt(x['t90'] and x['t90'] * 1e3)}")
+        enter = med(fl.get("bpf_css_enter_cwnd") for fl in al["bpf_hspp"])
+        enter_bdp = enter / f0["bdp_pkts"] if enter else None
+        h, l = ag["bpf_hspp"], ag["bpf_linux"]
+        verdict = "similar"
+        if None not in (h["ssr"], l["ssr"], h["t90"], l["t90"]):
+            if h["ssr"] > l["ssr"] + 10 or h["t90"] > 1.2 * l["t90"]:
+                verdict = "worse"
+                worse += 1
+            elif h["ssr"] + 10 < l["ssr"] or h["t90"] < l["t90"] / 1.2:
+                verdict = "better"
+                better += 1
+        out.append(f"| {sid} | {f0['bdp_pkts']} | {f0['buffer_pkts'] / f0['bdp_pkts']:.2g} | "
+                   + " | ".join(cells) + f" | {fmt(enter_bdp, 2)} | {verdict} |")
+    if len(out) == 2:
+        return ""
+    out.append("")
+    out.append(f"Verdict per scenario (HyStart++ against Linux HyStart, medians): **better** when it has at "
+               f"least 10 fewer slow-start retransmissions or reaches 90 % of the rate 1.2x sooner, "
+               f"**worse** the other way round; {better} better, {worse} worse, "
+               f"{len(out) - 3 - better - worse} similar. Reasons: ack_train, delay, loss, css_exit "
+               "(HyStart++ left Conservative Slow Start after its 5 rounds).")
+    return "\n".join(out)
+
+
 def story_text(g):
     """The 2011 question, answered with this run's numbers."""
     if "s2011" not in g:
@@ -500,7 +550,8 @@ def story_text(g):
                 f"after **{fmt(x['t90'] and x['t90'] * 1e3)} ms**; goodput {fmt(x['gp'], 1)} Mbit/s "
                 f"({fmt(x['gpf'] and x['gpf'] * 100, 1)} % of the payload rate) over the first {fl0['goodput_window_s'] if 'goodput_window_s' in fl0 else '-'} s.")
     for aid, label in (("cubic", "Today's Linux, the kernel's cubic"), ("bpf_linux", "Today's Linux rules in bpf_cubic"),
-                       ("bpf_nuss", "The 2011 patch's thresholds"), ("bpf_off", "HyStart off"), ("reno", "Reno (no HyStart)")):
+                       ("bpf_nuss", "The 2011 patch's thresholds"), ("bpf_off", "HyStart off"),
+                       ("bpf_hspp", "HyStart++ (RFC 9406)"), ("reno", "Reno (no HyStart)")):
         l = line(aid, label)
         if l:
             out.append(l)
@@ -544,12 +595,12 @@ def story_text(g):
     out.append("")
     out.append("Across the other scenarios (exit cwnd / BDP, majority reason, slow-start retransmissions; "
                "today's rules = kernel cubic):\n")
-    out.append("| scenario | BDP | buffer/BDP | cubic | bpf linux | nussbaum-2011 | off | reno |")
-    out.append("|---|---|---|---|---|---|---|---|")
+    out.append("| scenario | BDP | buffer/BDP | cubic | bpf linux | nussbaum-2011 | off | hystart++ | reno |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
     for sid, al in g.items():
         f0 = next(iter(al.values()))[0]
         cells = []
-        for aid in ("cubic", "bpf_linux", "bpf_nuss", "bpf_off", "reno"):
+        for aid in ("cubic", "bpf_linux", "bpf_nuss", "bpf_off", "bpf_hspp", "reno"):
             if aid in al:
                 x = _agg(al[aid])
                 cells.append(f"{fmt(x['bdp'], 2)} {x['reason']} {fmt(x['ssr'])}")
@@ -708,6 +759,12 @@ def write_doc(a, g, fid, flows, runinfo, bad):
             ""]
     for x in bad:
         doc.append(disagreement(x))
+    hs = hspp_md(g)
+    if hs:
+        doc += ["", "## HyStart++ (RFC 9406) against Linux HyStart\n",
+                "bpf_cubic with preset `hystart++` next to preset `linux` and `off`, same paths, same "
+                "run. Exit = the end of slow start (CSS included: the CSS exit or a loss). \"CSS entry\" is "
+                "where HyStart++ first left standard slow start.\n", hs, ""]
     paced = [x for x in flows if x.get("paced")]
     rwl = [x for x in flows if x.get("rwnd_limited")]
     doc += [f"bpf_cubic flows paced at exit: {len(paced)}; receive-window limited at exit: {len(rwl)} "

@@ -30,6 +30,7 @@ cubic     kernel cubic
 bpf_linux bpf    linux
 bpf_nuss  bpf    nussbaum-2011
 bpf_off   bpf    off
+bpf_hspp  bpf    hystart++
 reno      kernel reno
 "
 # Scenarios: ID RATE RTT BUFFER (pathemu syntax). Rates stay <= 200 Mbit/s,
