@@ -8,6 +8,7 @@
  * second tracer of the same instance is refused (flock on its pin folder).
  */
 #include <arpa/inet.h>
+#include <sys/socket.h> /* AF_INET*: the kernel's values too */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -19,9 +20,6 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cubicctl.h"
-
-#define AF_INET_ 2
-#define AF_INET6_ 10
 
 static volatile sig_atomic_t stop_signal;
 
@@ -79,7 +77,7 @@ static void addr_str(const struct cubic_event *e, const __u8 *a, __u16 port, cha
 {
 	char ip[INET6_ADDRSTRLEN] = "?";
 
-	if (e->family == AF_INET6_) {
+	if (e->family == AF_INET6) {
 		inet_ntop(AF_INET6, a, ip, sizeof(ip));
 		snprintf(buf, len, "[%s]:%u", ip, port);
 	} else {
@@ -128,7 +126,7 @@ static bool keep(const struct trace *tr, const struct cubic_event *e)
 	if (tr->addr_family) {
 		if (e->family != tr->addr_family)
 			return false;
-		alen = tr->addr_family == AF_INET6_ ? 16 : 4;
+		alen = tr->addr_family == AF_INET6 ? 16 : 4;
 		if (memcmp(e->saddr, tr->addr, alen) && memcmp(e->daddr, tr->addr, alen))
 			return false;
 	}
@@ -149,11 +147,11 @@ static void print_json(struct trace *tr, const struct cubic_event *e)
 	json_double(j, "time", (double)((long long)e->ts_ns + tr->mono_to_real_ns) / 1e9, 6);
 	json_str(j, "instance", e->instance);
 	json_u64(j, "cookie", e->cookie);
-	json_str(j, "family", e->family == AF_INET6_ ? "ipv6" : "ipv4");
-	inet_ntop(e->family == AF_INET6_ ? AF_INET6 : AF_INET, e->saddr, ip, sizeof(ip));
+	json_str(j, "family", e->family == AF_INET6 ? "ipv6" : "ipv4");
+	inet_ntop(e->family == AF_INET6 ? AF_INET6 : AF_INET, e->saddr, ip, sizeof(ip));
 	json_str(j, "saddr", ip);
 	json_u64(j, "sport", e->sport);
-	inet_ntop(e->family == AF_INET6_ ? AF_INET6 : AF_INET, e->daddr, ip, sizeof(ip));
+	inet_ntop(e->family == AF_INET6 ? AF_INET6 : AF_INET, e->daddr, ip, sizeof(ip));
 	json_str(j, "daddr", ip);
 	json_u64(j, "dport", e->dport);
 	json_str(j, "reason", reason_str(e->flags, buf, sizeof(buf)));
@@ -346,9 +344,9 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (addr) {
 		if (inet_pton(AF_INET, addr, tr.addr) == 1) {
-			tr.addr_family = AF_INET_;
+			tr.addr_family = AF_INET;
 		} else if (inet_pton(AF_INET6, addr, tr.addr) == 1) {
-			tr.addr_family = AF_INET6_;
+			tr.addr_family = AF_INET6;
 		} else {
 			errmsg("--addr: '%s' is not an IPv4 or IPv6 address", addr);
 			return EXIT_USAGE;
