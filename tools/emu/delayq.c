@@ -57,6 +57,9 @@ static struct {
 	/* configuration */
 	unsigned int qnum;
 	uint64_t delay_ns;
+	uint64_t jitter_ns; /* extra delay, uniform in [0, jitter): RTT noise */
+	uint64_t last_due;  /* jitter never reorders: due times only grow */
+	uint64_t rng;
 	uint32_t maxlen;
 	const char *pidfile;
 	const char *statsfile;
@@ -96,6 +99,7 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 		     void *data)
 {
 	struct nfqnl_msg_packet_hdr *ph = nfq_get_msg_packet_hdr(nfa);
+	uint64_t due;
 	uint32_t id;
 
 	(void)msg;
@@ -111,7 +115,19 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 			g.verdict_err++;
 		return 0;
 	}
-	g.ring[(g.head + g.len) % g.cap] = (struct pkt){ .id = id, .due = g.now + g.delay_ns };
+	due = g.now + g.delay_ns;
+	if (g.jitter_ns) {
+		/* xorshift64: cheap, and reproducible from the seed */
+		g.rng ^= g.rng << 13;
+		g.rng ^= g.rng >> 7;
+		g.rng ^= g.rng << 17;
+		due += g.rng % g.jitter_ns;
+		/* FIFO: a packet held longer holds back those behind it (ACK bunching) */
+		if (due < g.last_due)
+			due = g.last_due;
+		g.last_due = due;
+	}
+	g.ring[(g.head + g.len) % g.cap] = (struct pkt){ .id = id, .due = due };
 	g.len++;
 	if (g.len > g.max_len)
 		g.max_len = g.len;
@@ -293,9 +309,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: delayq -d DELAY_US [-q QUEUE] [-n MAXLEN] [-p PIDFILE] [-s STATSFILE]\n"
-		"              [-r RTPRIO] [-c CPU] [-L] [-D]\n"
+		"              [-r RTPRIO] [-c CPU] [-j JITTER_US] [-L] [-D]\n"
 		"Hold every packet of NFQUEUE QUEUE for DELAY_US microseconds, FIFO.\n"
 		"  -d US      constant delay in microseconds (fractions allowed)\n"
+		"  -j US      add a uniform random delay in [0, US) per packet, never\n"
+		"             reordering: a packet held longer holds back those behind it\n"
 		"  -q N       queue number (default 0)\n"
 		"  -n N       kernel queue maxlen and line capacity (default 65536)\n"
 		"  -p FILE    write pid here once the queue is bound\n"
@@ -316,8 +334,18 @@ static int parse_args(int argc, char **argv)
 	double d;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:q:n:p:s:r:c:LDh")) != -1) {
+	while ((c = getopt(argc, argv, "d:j:q:n:p:s:r:c:LDh")) != -1) {
 		switch (c) {
+		case 'j':
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || *end || d < 0 || d > 10e6) {
+				fprintf(stderr, "delayq: bad jitter '%s'\n", optarg);
+				return -1;
+			}
+			g.jitter_ns = (uint64_t)(d * 1000.0 + 0.5);
+			g.rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+			break;
 		case 'd':
 			errno = 0;
 			d = strtod(optarg, &end);

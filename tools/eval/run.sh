@@ -33,8 +33,9 @@ bpf_off   bpf    off
 bpf_hspp  bpf    hystart++
 reno      kernel reno
 "
-# Scenarios: ID RATE RTT BUFFER (pathemu syntax). Rates stay <= 200 Mbit/s,
-# the emulator's measured ceiling (tools/emu/README.md).
+# Scenarios: ID RATE RTT BUFFER [JITTER] (pathemu syntax). Rates stay <= 200
+# Mbit/s, the emulator's measured ceiling (tools/emu/README.md). JITTER is RTT
+# noise on the ACK path (pathemu --jitter: uniform, FIFO, so ACKs bunch).
 SCENARIOS_ALL="
 s2011      200mbit 11.3ms 1bdp
 s2011_q25  200mbit 11.3ms 0.25bdp
@@ -264,10 +265,10 @@ run_flow() { # SCEN_ID RATE RTT BUF ALGO_ID KIND ARG REP
 # ---------------------------------------------------------------- the matrix
 i=0
 for s in "${SCENARIOS[@]}"; do
-	read -r sid rate rtt buf <<<"$s"
-	log "scenario $sid: $rate $rtt buffer $buf"
+	read -r sid rate rtt buf jit <<<"$s"
+	log "scenario $sid: $rate $rtt buffer $buf${jit:+ jitter $jit}"
 	PATH_UP=1
-	"$PATHEMU" start --name "$PATHN" --rate "$rate" --rtt "$rtt" --buffer "$buf" >/dev/null ||
+	"$PATHEMU" start --name "$PATHN" --rate "$rate" --rtt "$rtt" --buffer "$buf" ${jit:+--jitter "$jit"} >/dev/null ||
 		die "pathemu start failed for $sid"
 	BDP=$("$PATHEMU" show --name "$PATHN" | sed -n 's/^bdp_pkts=//p')
 	BUFP=$("$PATHEMU" show --name "$PATHN" | sed -n 's/^buffer_pkts=//p')
