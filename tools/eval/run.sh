@@ -45,6 +45,8 @@ r100_40_q1 100mbit 40ms   0.1bdp
 r20_80_2   20mbit  80ms   2bdp
 r10_100_1  10mbit  100ms  1bdp
 r50_200_h  50mbit  200ms  0.5bdp
+j100_20_2  100mbit 20ms   2bdp   4ms
+j50_40_2   50mbit  40ms   2bdp   15ms
 "
 QUICK_SCENARIOS="r50_20_1 s2011"
 
