@@ -57,18 +57,18 @@ count() { # SCENARIO ALGORITHM
 	jq -s --arg s "$1" --arg a "$2" '[.[] | select(.scenario == $s and .algorithm == $a)] | length' "$EV/flows.jsonl"
 }
 
-@test "eval: the quick matrix runs: 2 scenarios x 5 algorithms x 3 reps" {
+@test "eval: the quick matrix runs: 2 scenarios x 6 algorithms x 3 reps" {
 	cat "$BATS_FILE_TMPDIR/run.err" | tail -n 40
 	[ "$(cat "$BATS_FILE_TMPDIR/rc")" -eq 0 ]
-	[ "$(wc -l <"$EV/flows.jsonl")" -eq 30 ]
+	[ "$(wc -l <"$EV/flows.jsonl")" -eq 36 ]
 	[ -s "$EV/cwnd.csv" ]
-	grep -q '^wall_s=\|flows=30' "$EV/run.txt"
+	grep -q '^wall_s=\|flows=36' "$EV/run.txt"
 	# no iperf3 failed
 	[ "$(jq -s '[.[] | select(.iperf_error != null)] | length' "$EV/flows.jsonl")" -eq 0 ]
 }
 
 @test "eval: a slow-start exit is observed for every flow of every algorithm" {
-	for a in cubic bpf_linux bpf_nuss bpf_off reno; do
+	for a in cubic bpf_linux bpf_nuss bpf_off bpf_hspp reno; do
 		for s in r50_20_1 r100_5_2; do
 			[ "$(count $s $a)" -ge 3 ]
 		done
