@@ -82,6 +82,39 @@ static __always_inline void count(enum cubic_counter idx, __u64 v)
 		c->c[idx] += v;
 }
 
+/*
+ * Exit counters by reason, in one lookup; the same accounting as Linux's
+ * TcpExtTCPHystart{Train,Delay}{Detect,Cwnd}. Only at exits, never per ACK.
+ */
+static __noinline void count_exit(__u32 reasons, __u32 cwnd)
+{
+	__u32 zero = 0;
+	struct cubic_counters *c = bpf_map_lookup_elem(&counters, &zero);
+
+	if (!c)
+		return;
+	if (reasons & CUBIC_EV_ACK_TRAIN) {
+		c->c[CUBIC_CNT_EXIT_TRAIN]++;
+		c->c[CUBIC_CNT_EXIT_TRAIN_CWND] += cwnd;
+	}
+	if (reasons & CUBIC_EV_DELAY) {
+		c->c[CUBIC_CNT_EXIT_DELAY]++;
+		c->c[CUBIC_CNT_EXIT_DELAY_CWND] += cwnd;
+	}
+	if (reasons & CUBIC_EV_LOSS) {
+		c->c[CUBIC_CNT_EXIT_LOSS]++;
+		c->c[CUBIC_CNT_EXIT_LOSS_CWND] += cwnd;
+	}
+	if (reasons & CUBIC_EV_CSS_ENTER)
+		c->c[CUBIC_CNT_CSS_ENTER]++;
+	if (reasons & CUBIC_EV_CSS_RESUME)
+		c->c[CUBIC_CNT_CSS_RESUME]++;
+	if (reasons & CUBIC_EV_CSS_EXIT) {
+		c->c[CUBIC_CNT_CSS_EXIT]++;
+		c->c[CUBIC_CNT_CSS_EXIT_CWND] += cwnd;
+	}
+}
+
 static __always_inline struct cubic_state *ca_state(struct sock *sk)
 {
 	return (void *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
@@ -238,12 +271,11 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 
 	ssthresh = cubic_recalc_ssthresh(s, get_tunables(), cwnd);
 	if (ss_exit) {
-		count(CUBIC_CNT_EXIT_LOSS, 1);
-		count(CUBIC_CNT_EXIT_LOSS_CWND, cwnd);
 		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
 				       .ssthresh = ssthresh };
 
 		emit_exit(sk, &x);
+		count_exit(CUBIC_EV_LOSS, cwnd);
 	}
 	return ssthresh;
 }
@@ -284,7 +316,6 @@ void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 	if (!delay || !cubic_hystart_pending(s, tp->snd_cwnd, tp->snd_ssthresh))
 		return;
 
-	a.rtt_us = sample->rtt_us;
 	a.now_us = (__u32)tp->tcp_mstamp;
 	a.snd_una = tp->snd_una;
 	a.snd_nxt = tp->snd_nxt;
@@ -305,25 +336,9 @@ void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 	x.flags = fired;
 	x.ssthresh_before = a.ssthresh;
 	x.ssthresh = tp->snd_ssthresh;
-	x.rtt_us = (__u32)a.rtt_us;
+	x.rtt_us = delay;
 	emit_exit(sk, &x);
-	/* Same accounting as Linux's TcpExtTCPHystart{Train,Delay}{Detect,Cwnd}. */
-	if (fired & CUBIC_EV_ACK_TRAIN) {
-		count(CUBIC_CNT_EXIT_TRAIN, 1);
-		count(CUBIC_CNT_EXIT_TRAIN_CWND, a.cwnd);
-	}
-	if (fired & CUBIC_EV_DELAY) {
-		count(CUBIC_CNT_EXIT_DELAY, 1);
-		count(CUBIC_CNT_EXIT_DELAY_CWND, a.cwnd);
-	}
-	if (fired & CUBIC_EV_CSS_ENTER)
-		count(CUBIC_CNT_CSS_ENTER, 1);
-	if (fired & CUBIC_EV_CSS_RESUME)
-		count(CUBIC_CNT_CSS_RESUME, 1);
-	if (fired & CUBIC_EV_CSS_EXIT) {
-		count(CUBIC_CNT_CSS_EXIT, 1);
-		count(CUBIC_CNT_CSS_EXIT_CWND, a.cwnd);
-	}
+	count_exit(fired, a.cwnd);
 }
 
 SEC("struct_ops/bc_undo_cwnd")

@@ -112,11 +112,8 @@ struct cubic_win {
 	__u32 clamp;
 };
 
-/* What pkts_acked knows about one ACK. */
+/* What HyStart needs to know about one ACK (cubic_rtt_sample() took its RTT). */
 struct cubic_ack {
-	__s32 rtt_us;	      /* ack_sample.rtt_us; < 0: no sample */
-	__u32 now_jiffies;    /* tcp_jiffies32 */
-	__u32 hz;	      /* HZ */
 	__u32 now_us;	      /* tcp_mstamp, truncated to 32 bits as Linux */
 	__u32 snd_una;
 	__u32 snd_nxt;
@@ -253,6 +250,16 @@ static inline void hystart_reset_round(struct cubic_state *s, __u32 now_us, __u3
 	s->sample_cnt = 0;
 }
 
+/* HyStart++ starts over: standard slow start, no RTT history. */
+static inline void hspp_arm(struct cubic_state *s)
+{
+	s->hspp_phase = CUBIC_HSPP_SS;
+	s->last_round_min_rtt = ~0U;
+	s->css_baseline = ~0U;
+	s->css_accum = 0;
+	s->css_rounds = 0;
+}
+
 /*
  * cubictcp_init(). Returns the initial ssthresh to set, or 0 to leave it.
  * The whole state is zero here (the kernel clears icsk_ca_priv).
@@ -265,11 +272,7 @@ static inline __u32 cubic_init(struct cubic_state *s, const struct cubic_tunable
 	s->rounds = 0;
 	s->start_us = now_us;
 	s->flags |= CUBIC_SF_INIT;
-	s->hspp_phase = CUBIC_HSPP_SS;
-	s->last_round_min_rtt = ~0U;
-	s->css_baseline = ~0U;
-	s->css_accum = 0;
-	s->css_rounds = 0;
+	hspp_arm(s);
 	if (cubic_tun_hystart(t) == CUBIC_HYSTART_OFF)
 		return cubic_tun_initial_ssthresh(t);
 	return 0;
@@ -493,11 +496,7 @@ static inline void cubic_on_cwnd_restart(struct cubic_state *s, const struct cub
 	if (cubic_tun_hystart(t) != CUBIC_HYSTART_PP || !cubic_tun_hspp_after_idle(t))
 		return;
 	s->found = 0;
-	s->hspp_phase = CUBIC_HSPP_SS;
-	s->last_round_min_rtt = ~0U;
-	s->css_baseline = ~0U;
-	s->css_accum = 0;
-	s->css_rounds = 0;
+	hspp_arm(s);
 	hystart_reset_round(s, now_us, snd_nxt);
 }
 
@@ -729,19 +728,6 @@ static inline __u8 cubic_hystart_ack(struct cubic_state *s, const struct cubic_t
 	default:
 		return 0;
 	}
-}
-
-/* cubictcp_acked(): both halves, as the BPF glue runs them. */
-static inline __u8 cubic_pkts_acked(struct cubic_state *s, const struct cubic_tunables *t,
-				    const struct cubic_ack *a, struct hystart_verdict *v)
-{
-	__u32 delay;
-
-	v->found = 0;
-	delay = cubic_rtt_sample(s, a->rtt_us, a->now_jiffies, a->hz);
-	if (!delay || !cubic_hystart_pending(s, a->cwnd, a->ssthresh))
-		return 0;
-	return cubic_hystart_ack(s, t, a, delay, v);
 }
 
 #endif /* CUBIC_CORE_H */

@@ -2,6 +2,7 @@
 /* cubicctl unload [--name NAME] [--force] */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include "cubicctl.h"
 
 #define FALLBACK_CA "cubic"
@@ -21,21 +22,19 @@ static void usage(void)
 /* No pins: a registration of ours whose pins were lost can still be found by id. */
 static int unload_unpinned(const char *name)
 {
-	struct instance in = { .ops_fd = -1, .tunables_fd = -1, .counters_fd = -1, .info_fd = -1,
-			       .events_fd = -1 };
-	int err;
+	int fd, err;
 
 	if (!ca_name_registered(name)) {
 		errmsg("%s is not loaded", name);
 		return EXIT_NOT_LOADED;
 	}
-	in.ops_fd = instance_find_unpinned(name);
-	if (in.ops_fd < 0) {
+	fd = instance_find_unpinned(name);
+	if (fd < 0) {
 		errmsg("%s is registered, but not by cubicctl; not touching it", name);
 		return EXIT_NOT_LOADED;
 	}
-	err = instance_unregister(&in);
-	instance_close(&in);
+	err = instance_unregister(fd);
+	close(fd);
 	if (err) {
 		errmsg("can't unregister %s: %s", name, strerror(-err));
 		return EXIT_FAIL;
@@ -108,7 +107,7 @@ int cmd_unload(int argc, char **argv)
 		note("net.ipv4.tcp_congestion_control was %s; set it back to %s", name, fallback);
 	}
 	if (st == INST_REGISTERED) {
-		err = instance_unregister(&in);
+		err = instance_unregister(in.ops_fd);
 		if (err) {
 			errmsg("can't unregister %s: %s", name, strerror(-err));
 			rc = EXIT_FAIL;

@@ -80,7 +80,7 @@ int instance_read_tunables(struct instance *in, struct cubic_tunables *t);
 int instance_read_counters(struct instance *in, struct cubic_counters *sum);
 int instance_remove_pins(const char *name);
 int instance_list(char (*names)[CUBIC_NAME_MAX], int max);
-int instance_unregister(struct instance *in);
+int instance_unregister(int ops_fd);
 /* A registered instance of ours under name whose pins are gone: its ops map fd, or -ENOENT. */
 int instance_find_unpinned(const char *name);
 /* Registers a new instance; on failure leaves nothing behind. */

@@ -78,11 +78,18 @@ void instance_close(struct instance *in)
  * is given, under that name: the value holds tcp_congestion_ops.name as 16
  * zero-padded bytes.
  */
+/* tcp_congestion_ops.name as it sits in the map value: 16 bytes, zero-padded. */
+static void ops_name(char out[CUBIC_NAME_MAX], const char *name)
+{
+	memset(out, 0, CUBIC_NAME_MAX);
+	memcpy(out, name, strnlen(name, CUBIC_NAME_MAX - 1));
+}
+
 static bool ops_registered(int fd, const char *name)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info), zero = 0, state = 0;
-	char pat[CUBIC_NAME_MAX] = {};
+	char pat[CUBIC_NAME_MAX];
 	bool match = !name;
 	char *val;
 
@@ -95,7 +102,7 @@ static bool ops_registered(int fd, const char *name)
 	if (!bpf_map_lookup_elem(fd, &zero, val)) {
 		memcpy(&state, val + STRUCT_OPS_STATE_OFF, sizeof(state));
 		if (name) {
-			memcpy(pat, name, strnlen(name, CUBIC_NAME_MAX - 1));
+			ops_name(pat, name);
 			match = memmem(val, info.value_size, pat, sizeof(pat)) != NULL;
 		}
 	}
@@ -225,13 +232,13 @@ int instance_list(char (*names)[CUBIC_NAME_MAX], int max)
 	return n;
 }
 
-int instance_unregister(struct instance *in)
+int instance_unregister(int ops_fd)
 {
 	__u32 zero = 0;
 
-	if (in->ops_fd < 0)
+	if (ops_fd < 0)
 		return -ENOENT;
-	return bpf_map_delete_elem(in->ops_fd, &zero) ? -errno : 0;
+	return bpf_map_delete_elem(ops_fd, &zero) ? -errno : 0;
 }
 
 /*
@@ -241,7 +248,7 @@ int instance_unregister(struct instance *in)
  */
 static int patch_ops_name(void *elf, size_t sz, const char *name)
 {
-	char pat[CUBIC_NAME_MAX] = CUBIC_DEFAULT_NAME, repl[CUBIC_NAME_MAX] = {};
+	char pat[CUBIC_NAME_MAX], repl[CUBIC_NAME_MAX];
 	const Elf64_Ehdr *eh = elf;
 	const Elf64_Shdr *sh;
 	const char *shstr;
@@ -254,7 +261,8 @@ static int patch_ops_name(void *elf, size_t sz, const char *name)
 	if (sh[eh->e_shstrndx].sh_offset >= sz)
 		return -EINVAL;
 	shstr = (const char *)elf + sh[eh->e_shstrndx].sh_offset;
-	memcpy(repl, name, strnlen(name, CUBIC_NAME_MAX - 1));
+	ops_name(pat, CUBIC_DEFAULT_NAME);
+	ops_name(repl, name);
 
 	for (int i = 0; i < eh->e_shnum; i++) {
 		char *sec = (char *)elf + sh[i].sh_offset;

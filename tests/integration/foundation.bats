@@ -183,9 +183,26 @@ teardown() {
 	assert_gone "$NAME"
 }
 
+# As nobody: setsockopt(TCP_CONGESTION, $1), then print what the socket uses.
+select_as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, sys.argv[1].encode())
+print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode())' "$1"
+}
+
 @test "unprivileged programs may select a loaded instance" {
 	"$CUBICCTL" load --name "$NAME"
-	tr ' ' '\n' </proc/sys/net/ipv4/tcp_allowed_congestion_control | grep -qx "$NAME"
+	run select_as_nobody "$NAME"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$NAME" ]
+	# it is the allowed list that lets them: without it the kernel says no
+	allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
+	echo "${allowed//$NAME/}" >/proc/sys/net/ipv4/tcp_allowed_congestion_control
+	run select_as_nobody "$NAME"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"PermissionError"* ]]
 	"$CUBICCTL" unload --name "$NAME"
 	run grep -qw "$NAME" /proc/sys/net/ipv4/tcp_allowed_congestion_control
 	[ "$status" -ne 0 ]

@@ -21,20 +21,38 @@ static void setup(struct cubic_state *s, struct cubic_tunables *t)
 	cubic_init(s, t, 0, 1000);
 }
 
+#define NOW_JIFFIES 100000
+
+/* An ACK with an RTT sample, as pkts_acked sees it. */
+struct test_ack {
+	__s32 rtt_us;
+	struct cubic_ack a;
+};
+
 /* An ACK inside the current round (snd_una before end_seq), slow start. */
-static struct cubic_ack ack_at(__u32 now_us, __s32 rtt_us, __u32 cwnd)
+static struct test_ack ack_at(__u32 now_us, __s32 rtt_us, __u32 cwnd)
 {
-	struct cubic_ack a = {
+	struct test_ack a = {
 		.rtt_us = rtt_us,
-		.now_jiffies = 100000,
-		.hz = HZ,
-		.now_us = now_us,
-		.snd_una = 500,
-		.snd_nxt = 900,
-		.cwnd = cwnd,
-		.ssthresh = 0x7fffffff,
+		.a.now_us = now_us,
+		.a.snd_una = 500,
+		.a.snd_nxt = 900,
+		.a.cwnd = cwnd,
+		.a.ssthresh = 0x7fffffff,
 	};
 	return a;
+}
+
+/* cubictcp_acked() as the BPF glue runs it: both halves of the core. */
+static __u8 cubic_pkts_acked(struct cubic_state *s, const struct cubic_tunables *t,
+			     const struct test_ack *ta, struct hystart_verdict *v)
+{
+	__u32 delay = cubic_rtt_sample(s, ta->rtt_us, NOW_JIFFIES, HZ);
+
+	v->found = 0;
+	if (!delay || !cubic_hystart_pending(s, ta->a.cwnd, ta->a.ssthresh))
+		return 0;
+	return cubic_hystart_ack(s, t, &ta->a, delay, v);
 }
 
 /* ---- CUBIC ---- */
@@ -285,11 +303,11 @@ static int train_fires_at(struct cubic_tunables *t, __u32 cwnd, __u32 gap_us, __
 	setup(&s, t);
 	*t = saved;
 	for (int k = 0; k <= max_acks; k++) {
-		struct cubic_ack a = ack_at(k * gap_us, (__s32)rtt_us, cwnd);
+		struct test_ack a = ack_at(k * gap_us, (__s32)rtt_us, cwnd);
 
-		a.pacing_rate = pacing_rate;
-		a.gso_max_size = 65536;
-		a.paced = paced;
+		a.a.pacing_rate = pacing_rate;
+		a.a.gso_max_size = 65536;
+		a.a.paced = paced;
 		if (cubic_pkts_acked(&s, t, &a, v))
 			return k;
 	}
@@ -369,7 +387,7 @@ static int delay_fires_at(struct cubic_tunables *t, __u32 delay_min, __u32 rtt_u
 {
 	struct cubic_state s;
 	struct cubic_tunables saved = *t;
-	struct cubic_ack a;
+	struct test_ack a;
 
 	setup(&s, t);
 	*t = saved;
@@ -378,8 +396,8 @@ static int delay_fires_at(struct cubic_tunables *t, __u32 delay_min, __u32 rtt_u
 	for (int k = 1; k <= max; k++) {
 		/* far apart: no ACK train; the first one starts a new round */
 		a = ack_at(k * 10000, (__s32)rtt_us, 100);
-		a.snd_una = 1001;
-		a.snd_nxt = 5000;
+		a.a.snd_una = 1001;
+		a.a.snd_nxt = 5000;
 		if (cubic_pkts_acked(&s, t, &a, v))
 			return k;
 		if (k == 1 && t->hystart == CUBIC_HYSTART_LINUX && (t->hystart_detect & CUBIC_HYSTART_DELAY))
@@ -450,12 +468,12 @@ TEST(rounds_tracked_below_low_window)
 	struct cubic_state s;
 	struct cubic_tunables t;
 	struct hystart_verdict v;
-	struct cubic_ack a;
+	struct test_ack a;
 
 	setup(&s, &t);
 	a = ack_at(7000, 10000, 4);
-	a.snd_una = 1001;
-	a.snd_nxt = 3000;
+	a.a.snd_una = 1001;
+	a.a.snd_nxt = 3000;
 	cubic_pkts_acked(&s, &t, &a, &v);
 	CHECK_EQ(s.rounds, 1);
 	CHECK_EQ(s.round_start, 7000);
@@ -469,13 +487,13 @@ TEST(hystart_only_in_slow_start)
 	struct cubic_state s;
 	struct cubic_tunables t;
 	struct hystart_verdict v;
-	struct cubic_ack a;
+	struct test_ack a;
 	int fired = 0;
 
 	setup(&s, &t);
 	for (int k = 0; k < 300; k++) {
 		a = ack_at(k * 100, 10000, 100);
-		a.ssthresh = 50; /* cwnd >= ssthresh: congestion avoidance */
+		a.a.ssthresh = 50; /* cwnd >= ssthresh: congestion avoidance */
 		fired |= cubic_pkts_acked(&s, &t, &a, &v);
 	}
 	CHECK_EQ(fired, 0);
@@ -488,7 +506,7 @@ TEST(samples_discarded_after_reduction)
 	struct cubic_state s;
 	struct cubic_tunables t;
 	struct hystart_verdict v;
-	struct cubic_ack a;
+	struct test_ack a;
 
 	setup(&s, &t);
 	s.delay_min = 10000;
@@ -551,11 +569,11 @@ static __u8 hspp_round(struct hspp_sim *h, int n, __u32 rtt_us, int *at, struct 
 	h->una = h->nxt + 1; /* past the end of the previous round */
 	h->nxt += 100000;
 	for (int k = 1; k <= n; k++) {
-		struct cubic_ack a = ack_at(h->now += 3000, (__s32)rtt_us, 100);
+		struct test_ack a = ack_at(h->now += 3000, (__s32)rtt_us, 100);
 		__u8 f;
 
-		a.snd_una = k == 1 ? h->una : h->una + (__u32)k;
-		a.snd_nxt = h->nxt;
+		a.a.snd_una = k == 1 ? h->una : h->una + (__u32)k;
+		a.a.snd_nxt = h->nxt;
 		f = cubic_pkts_acked(&h->s, &h->t, &a, v);
 		if (f && !*at)
 			*at = k;
