@@ -33,20 +33,20 @@ assert_clean() {
 }
 
 @test "bench --quick: bpf_cubic keeps >= 80% of cubic's goodput, and cleans up" {
-	run "$BENCH" --quick --name "$NAME" --json "$BATS_TEST_TMPDIR/b.json"
+	# 9 alternating pairs: one flow on this 2-vCPU guest swings +-30% run to run,
+	# so the statistic is the median of the pairs' ratios (adjacent runs share drift)
+	run "$BENCH" --quick --runs 9 --name "$NAME" --json "$BATS_TEST_TMPDIR/b.json"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ratio bpf_cubic / cubic"* ]]
 	[[ "$output" == *"bc_pkts_acked"* ]]
 	j=$BATS_TEST_TMPDIR/b.json
-	[ "$(jq '.goodput_bps.cubic | length' "$j")" -ge 3 ]
-	[ "$(jq '.goodput_bps.bpf_cubic | length' "$j")" -ge 3 ]
-	# alternating runs, median of each
-	read -r cubic ours < <(jq -r '[.goodput_bps.cubic, .goodput_bps.bpf_cubic]
-		| map(sort | if length % 2 == 1 then .[length / 2 | floor]
-			else (.[length / 2 - 1] + .[length / 2]) / 2 end) | @tsv' "$j")
-	echo "median goodput: cubic $cubic bit/s, bpf_cubic $ours bit/s"
-	awk -v c="$cubic" -v o="$ours" 'BEGIN { exit !(o >= 0.8 * c) }'
+	[ "$(jq '.goodput_bps.cubic | length' "$j")" -eq 9 ]
+	[ "$(jq '.goodput_bps.bpf_cubic | length' "$j")" -eq 9 ]
+	ratio=$(jq -r '[.goodput_bps.cubic, .goodput_bps.bpf_cubic] | transpose
+		| map(.[1] / .[0]) | sort | .[length / 2 | floor]' "$j")
+	echo "median pair ratio bpf_cubic / cubic: $ratio"
+	awk -v r="$ratio" 'BEGIN { exit !(r >= 0.8) }'
 	assert_clean
 }
 
