@@ -8,6 +8,13 @@
  *
  * Tunables are read from the tunables map on every callback and clamped there
  * (cubic_tun_*), so cubicctl or root with bpftool can change them live.
+ *
+ * Two struct_ops maps share the programs; cubicctl registers one of them:
+ *  - cubic_ops (datapath "exact", the default): .pkts_acked + .cong_avoid, the
+ *    kernel's own structure, so the kernel does PRR, pacing and idle restart
+ *    as for its cubic. Two trips through the BPF trampoline per ACK.
+ *  - cubic_ops_fast (datapath "fast"): .cong_control, one trip per ACK; the
+ *    program does what tcp_cong_control() would (include/tcp_ack_core.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,6 +22,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
 #include "cubic_core.h"
+#include "tcp_ack_core.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -242,8 +250,8 @@ void BPF_PROG(bc_release, struct sock *sk)
 	}
 }
 
-SEC("struct_ops/bc_cong_avoid")
-void BPF_PROG(bc_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
+/* cubictcp_cong_avoid() */
+static __always_inline void cong_avoid(struct sock *sk, __u32 acked)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_win w;
@@ -261,6 +269,12 @@ void BPF_PROG(bc_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	tp->snd_cwnd_cnt = w.cwnd_cnt;
 }
 
+SEC("struct_ops/bc_cong_avoid")
+void BPF_PROG(bc_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
+{
+	cong_avoid(sk, acked);
+}
+
 SEC("struct_ops/bc_recalc_ssthresh")
 __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 {
@@ -269,6 +283,8 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 	__u32 cwnd = tp->snd_cwnd, before = tp->snd_ssthresh, ssthresh;
 	int ss_exit = cubic_loss_ends_slow_start(s, cwnd, before);
 
+	/* tcp_init_cwnd_reduction() zeroes tp->prr_delivered and then calls us */
+	s->prr_delivered = 0;
 	ssthresh = cubic_recalc_ssthresh(s, get_tunables(), cwnd);
 	if (ss_exit) {
 		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
@@ -301,8 +317,8 @@ void BPF_PROG(bc_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 				      tp->snd_nxt);
 }
 
-SEC("struct_ops/bc_pkts_acked")
-void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
+/* cubictcp_acked(): delay_min, and HyStart while in slow start */
+static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
@@ -311,7 +327,7 @@ void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 	__u32 delay;
 	__u8 fired;
 
-	delay = cubic_rtt_sample(s, sample->rtt_us, tcp_jiffies32(), CONFIG_HZ);
+	delay = cubic_rtt_sample(s, rtt_us, tcp_jiffies32(), CONFIG_HZ);
 	/* Most ACKs end here: once slow start is over only delay_min is kept. */
 	if (!delay || !cubic_hystart_pending(s, tp->snd_cwnd, tp->snd_ssthresh))
 		return;
@@ -341,6 +357,12 @@ void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 	count_exit(fired, a.cwnd);
 }
 
+SEC("struct_ops/bc_pkts_acked")
+void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
+{
+	rtt_sample(sk, sample->rtt_us);
+}
+
 SEC("struct_ops/bc_undo_cwnd")
 __u32 BPF_PROG(bc_undo_cwnd, struct sock *sk)
 {
@@ -350,7 +372,136 @@ __u32 BPF_PROG(bc_undo_cwnd, struct sock *sk)
 	return tp->snd_cwnd > tp->prior_cwnd ? tp->snd_cwnd : tp->prior_cwnd;
 }
 
-/* The name is a placeholder: cubicctl patches it to the instance name. */
+
+/*
+ * The fast datapath: .cong_control replaces .pkts_acked + .cong_avoid, and
+ * re-does what the kernel then leaves to the congestion control. Each step
+ * names the kernel function it stands for (net/ipv4/tcp_input.c, 6.18).
+ */
+static __always_inline struct net *sk_net(const struct sock *sk)
+{
+	return sk->__sk_common.skc_net.net;
+}
+
+static __always_inline bool in_cwnd_reduction(const struct sock *sk)
+{
+	__u8 st = ((const struct inet_connection_sock *)sk)->icsk_ca_state;
+
+	return st == TCP_CA_CWR || st == TCP_CA_Recovery;
+}
+
+static __always_inline __u32 packets_in_flight(const struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
+SEC("struct_ops/bc_cong_control")
+void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct net *net = sk_net(sk);
+	struct tcp_pacing p;
+
+	/* what .pkts_acked got: the same rs->rtt_us, set by tcp_clean_rtx_queue() */
+	rtt_sample(sk, (__s32)rs->rtt_us);
+
+	if (in_cwnd_reduction(sk)) {
+		/* tcp_cwnd_reduction() */
+		struct tcp_prr r = {
+			.ssthresh = tp->snd_ssthresh,
+			.in_flight = packets_in_flight(tp),
+			.prior_cwnd = tp->prior_cwnd,
+			.prr_out = tp->prr_out,
+		};
+		__u32 cwnd = tcp_core_prr_cwnd(&r, &ca_state(sk)->prr_delivered,
+					       (int)rs->acked_sacked, rs->losses, flag);
+
+		if (cwnd)
+			tp->snd_cwnd = cwnd;
+	} else if (tcp_core_may_raise_cwnd(tp->reordering,
+					   BPF_CORE_READ(net, ipv4.sysctl_tcp_reordering), flag)) {
+		/* tcp_cong_avoid() */
+		cong_avoid(sk, rs->acked_sacked);
+		tp->snd_cwnd_stamp = tcp_jiffies32();
+	}
+
+	/* tcp_update_pacing_rate() */
+	p.mss = tp->mss_cache;
+	p.cwnd = tp->snd_cwnd;
+	p.ssthresh = tp->snd_ssthresh;
+	p.packets_out = tp->packets_out;
+	p.srtt_us = tp->srtt_us;
+	p.ss_ratio = BPF_CORE_READ(net, ipv4.sysctl_tcp_pacing_ss_ratio);
+	p.ca_ratio = BPF_CORE_READ(net, ipv4.sysctl_tcp_pacing_ca_ratio);
+	p.max_rate = sk->sk_max_pacing_rate;
+	sk->sk_pacing_rate = tcp_core_pacing_rate(&p);
+}
+
+/*
+ * tcp_end_cwnd_reduction() returns at once for a .cong_control algorithm, so
+ * its cwnd reset happens here. The kernel runs it right before leaving CWR
+ * for Open, and right after leaving Recovery for Open in
+ * tcp_try_undo_recovery(); ssthresh and undo_marker are the same at both
+ * points. The other exits from Recovery (partial and DSACK undo) clear
+ * undo_marker first, and the kernel does no reset there either.
+ */
+SEC("struct_ops/bc_set_state_fast")
+void BPF_PROG(bc_set_state_fast, struct sock *sk, __u8 new_state)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	__u8 old = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+
+	if (new_state == TCP_CA_Loss)
+		cubic_on_loss_state(ca_state(sk), (__u32)tp->tcp_mstamp, tp->snd_nxt);
+	else if (new_state == TCP_CA_Open &&
+		 (old == TCP_CA_CWR || (old == TCP_CA_Recovery && tp->undo_marker)) &&
+		 tp->snd_ssthresh < TCP_INFINITE_SSTHRESH) {
+		tp->snd_cwnd = tp->snd_ssthresh;
+		tp->snd_cwnd_stamp = tcp_jiffies32();
+	}
+}
+
+#define TCP_INIT_CWND 10
+
+/*
+ * The kernel skips its restart after idle (tcp_slow_start_after_idle_check(),
+ * at the first write after idle) for a .cong_control algorithm. It is done
+ * here, when that first write is transmitted (CA_EVENT_TX_START: nothing in
+ * flight; lsndtime still the last send), with the same test and arithmetic.
+ * The initial window is TCP_INIT_CWND, not a route's initcwnd.
+ */
+SEC("struct_ops/bc_cwnd_event_fast")
+void BPF_PROG(bc_cwnd_event_fast, struct sock *sk, enum tcp_ca_event event)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	__u32 now = tcp_jiffies32();
+
+	if (event == CA_EVENT_TX_START) {
+		__s32 idle = (__s32)(now - tp->lsndtime);
+		__u32 rto = ((struct inet_connection_sock *)sk)->icsk_rto;
+
+		if (BPF_CORE_READ(sk_net(sk), ipv4.sysctl_tcp_slow_start_after_idle) &&
+		    !tp->packets_out && idle > (__s32)rto) {
+			__u32 ssthresh = tp->snd_ssthresh;
+			__u32 clamp = tp->snd_cwnd_clamp;
+
+			/* tcp_cwnd_restart() */
+			cubic_on_cwnd_restart(s, get_tunables(), (__u32)tp->tcp_mstamp, tp->snd_nxt);
+			tp->snd_cwnd = tcp_core_cwnd_restart(tp->snd_cwnd, &ssthresh,
+							     in_cwnd_reduction(sk),
+							     clamp < TCP_INIT_CWND ? clamp : TCP_INIT_CWND,
+							     idle, rto);
+			tp->snd_ssthresh = ssthresh;
+			tp->snd_cwnd_stamp = now;
+		}
+		cubic_on_tx_start(s, now, tp->lsndtime);
+	} else if (event == CA_EVENT_CWND_RESTART) {
+		cubic_on_cwnd_restart(s, get_tunables(), (__u32)tp->tcp_mstamp, tp->snd_nxt);
+	}
+}
+
+/* The names are placeholders: cubicctl patches them to the instance name. */
 SEC(".struct_ops")
 struct tcp_congestion_ops cubic_ops = {
 	.init = (void *)bc_init,
@@ -361,5 +512,17 @@ struct tcp_congestion_ops cubic_ops = {
 	.undo_cwnd = (void *)bc_undo_cwnd,
 	.cwnd_event = (void *)bc_cwnd_event,
 	.pkts_acked = (void *)bc_pkts_acked,
+	.name = CUBIC_DEFAULT_NAME,
+};
+
+SEC(".struct_ops")
+struct tcp_congestion_ops cubic_ops_fast = {
+	.init = (void *)bc_init,
+	.release = (void *)bc_release,
+	.ssthresh = (void *)bc_recalc_ssthresh,
+	.cong_control = (void *)bc_cong_control,
+	.set_state = (void *)bc_set_state_fast,
+	.undo_cwnd = (void *)bc_undo_cwnd,
+	.cwnd_event = (void *)bc_cwnd_event_fast,
 	.name = CUBIC_DEFAULT_NAME,
 };

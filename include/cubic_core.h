@@ -102,6 +102,8 @@ struct cubic_state {
 	__u8 hspp_phase;	  /* CUBIC_HSPP_* */
 	__u8 css_rounds;	  /* CSS rounds so far, the partial first one included */
 	__u16 pad2;
+	/* the fast datapath (.cong_control): see include/tcp_ack_core.h */
+	__u32 prr_delivered; /* PRR: packets delivered since the reduction began */
 };
 
 /* The window fields of tcp_sock that the core reads and writes. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cubicctl load [--name NAME] [--preset PRESET] [KEY=VALUE...] */
+/* cubicctl load [--name NAME] [--preset PRESET] [--datapath exact|fast] [KEY=VALUE...] */
 #include <string.h>
 #include <unistd.h>
 #include "cubicctl.h"
@@ -8,10 +8,13 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: cubicctl load [--name NAME] [--preset PRESET] [--ring-size BYTES] "
-		"[KEY=VALUE...]\n"
+		"usage: cubicctl load [--name NAME] [--preset PRESET] [--datapath exact|fast]\n"
+		"                     [--ring-size BYTES] [KEY=VALUE...]\n"
 		"Registers a bpf_cubic instance (default name %s) and exits; it stays\n"
 		"registered until 'cubicctl unload'. Its maps are pinned under %s/NAME.\n"
+		"--datapath exact (default) hooks pkts_acked + cong_avoid like the kernel's\n"
+		"  cubic; fast hooks cong_control: one BPF call per ACK instead of two, with\n"
+		"  the kernel's PRR, pacing and idle restart done in BPF (docs/PERFORMANCE.md).\n"
 		"--ring-size sets the events ring (a power of 2, at least 4096; default %u).\n",
 		CUBIC_DEFAULT_NAME, CUBIC_PIN_ROOT, CUBIC_RING_DEFAULT);
 }
@@ -33,7 +36,8 @@ static int parse_ring_size(const char *s, __u32 *out)
 
 int cmd_load(int argc, char **argv)
 {
-	const char *name = CUBIC_DEFAULT_NAME, *preset = NULL, *ring = NULL;
+	const char *name = CUBIC_DEFAULT_NAME, *preset = NULL, *ring = NULL, *dpath = NULL;
+	enum datapath dp = DATAPATH_EXACT;
 	__u32 ring_size = CUBIC_RING_DEFAULT;
 	char *words[CUBIC_TUN_COUNT + 2], preset_word[80], err[256];
 	struct cubic_tunables t;
@@ -54,6 +58,19 @@ int cmd_load(int argc, char **argv)
 		if (opt_value(argc, argv, &i, "--preset", &preset)) {
 			if (!preset)
 				return EXIT_USAGE;
+			continue;
+		}
+		if (opt_value(argc, argv, &i, "--datapath", &dpath)) {
+			int v;
+
+			if (!dpath)
+				return EXIT_USAGE;
+			v = datapath_parse(dpath);
+			if (v < 0) {
+				errmsg("--datapath: '%s' is not one of: exact, fast", dpath);
+				return EXIT_USAGE;
+			}
+			dp = (enum datapath)v;
 			continue;
 		}
 		if (opt_value(argc, argv, &i, "--ring-size", &ring)) {
@@ -127,7 +144,7 @@ int cmd_load(int argc, char **argv)
 		rc = EXIT_FAIL;
 		goto out;
 	}
-	if (instance_load(name, &t, ring_size)) {
+	if (instance_load(name, &t, ring_size, dp)) {
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -144,11 +161,12 @@ int cmd_load(int argc, char **argv)
 		json_str(j, "name", name);
 		json_bool(j, "registered", true);
 		json_bool(j, "allowed", allowed);
+		json_str(j, "datapath", datapath_str(dp));
 		json_str(j, "pins", in.dir);
 		json_obj_close(j);
 		json_end(j);
 	} else {
-		printf("loaded %s (pins in %s)\n", name, in.dir);
+		printf("loaded %s, %s datapath (pins in %s)\n", name, datapath_str(dp), in.dir);
 	}
 	rc = EXIT_OK;
 out:

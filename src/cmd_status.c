@@ -38,6 +38,7 @@ static void print_text(const struct instance *in, enum instance_state st,
 				       "'cubicctl load' or 'unload' cleans it)");
 	if (st != INST_REGISTERED)
 		return;
+	printf("  datapath  %s\n", datapath_str(instance_datapath(in)));
 	printf("  sockets   %llu (estimate: flows initialised minus released)\n",
 	       (unsigned long long)sockets_estimate(c));
 	printf("  flows     %llu initialised, %llu released\n",
@@ -73,6 +74,8 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 	json_str(j, "name", in->name);
 	json_str(j, "state", instance_state_str(st));
 	json_bool(j, "registered", st == INST_REGISTERED);
+	if (st == INST_REGISTERED)
+		json_str(j, "datapath", datapath_str(instance_datapath(in)));
 	if (st == INST_REGISTERED) {
 		json_u64(j, "sockets", sockets_estimate(c));
 		json_obj_open(j, "counters");

@@ -65,6 +65,21 @@ struct instance {
 	int events_fd;
 };
 
+/* Which struct_ops map an instance registers (bpf/bpf_cubic.bpf.c). */
+enum datapath {
+	DATAPATH_EXACT, /* .pkts_acked + .cong_avoid: the kernel's structure */
+	DATAPATH_FAST,	/* .cong_control: one BPF call per ACK */
+	DATAPATH_COUNT,
+};
+
+const char *datapath_str(enum datapath dp);
+/* "exact" or "fast" to enum datapath, -1 for anything else */
+int datapath_parse(const char *s);
+/* An ops map name to enum datapath, -1 if not ours. */
+int instance_datapath_of(const char *map_name);
+/* The datapath of an opened instance, -1 if unknown. */
+int instance_datapath(const struct instance *in);
+
 enum instance_state {
 	INST_ABSENT,	 /* no pin folder */
 	INST_REGISTERED, /* pinned and registered in the kernel */
@@ -84,7 +99,8 @@ int instance_unregister(int ops_fd);
 /* A registered instance of ours under name whose pins are gone: its ops map fd, or -ENOENT. */
 int instance_find_unpinned(const char *name);
 /* Registers a new instance; on failure leaves nothing behind. */
-int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_size);
+int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_size,
+		  enum datapath dp);
 
 /* libbpf messages go through here; shown with -v. */
 void setup_libbpf_logging(void);

@@ -78,6 +78,47 @@ void instance_close(struct instance *in)
  * is given, under that name: the value holds tcp_congestion_ops.name as 16
  * zero-padded bytes.
  */
+/* The struct_ops map of each datapath, by its map name in bpf/bpf_cubic.bpf.c. */
+static const char *const datapath_maps[] = {
+	[DATAPATH_EXACT] = "cubic_ops",
+	[DATAPATH_FAST] = "cubic_ops_fast",
+};
+static const char *const datapath_names[] = {
+	[DATAPATH_EXACT] = "exact",
+	[DATAPATH_FAST] = "fast",
+};
+
+int instance_datapath_of(const char *map_name)
+{
+	for (int i = 0; i < DATAPATH_COUNT; i++)
+		if (!strcmp(map_name, datapath_maps[i]))
+			return i;
+	return -1;
+}
+
+const char *datapath_str(enum datapath dp)
+{
+	return dp >= 0 && dp < DATAPATH_COUNT ? datapath_names[dp] : "?";
+}
+
+int datapath_parse(const char *s)
+{
+	for (int i = 0; i < DATAPATH_COUNT; i++)
+		if (!strcmp(s, datapath_names[i]))
+			return i;
+	return -1;
+}
+
+int instance_datapath(const struct instance *in)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (in->ops_fd < 0 || bpf_obj_get_info_by_fd(in->ops_fd, &info, &len))
+		return -1;
+	return instance_datapath_of(info.name);
+}
+
 /* tcp_congestion_ops.name as it sits in the map value: 16 bytes, zero-padded. */
 static void ops_name(char out[CUBIC_NAME_MAX], const char *name)
 {
@@ -94,7 +135,7 @@ static bool ops_registered(int fd, const char *name)
 	char *val;
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != BPF_MAP_TYPE_STRUCT_OPS ||
-	    info.value_size < 8 || strcmp(info.name, "cubic_ops"))
+	    info.value_size < 8 || instance_datapath_of(info.name) < 0)
 		return false;
 	val = calloc(1, info.value_size);
 	if (!val)
@@ -244,7 +285,8 @@ int instance_unregister(int ops_fd)
 /*
  * libbpf 1.1 cannot rename a struct_ops map before load, so the name is
  * patched in the object image: the placeholder CUBIC_DEFAULT_NAME, zero-padded
- * to the 16 bytes of tcp_congestion_ops.name, inside the .struct_ops section.
+ * to the 16 bytes of tcp_congestion_ops.name, once per struct_ops map inside
+ * the .struct_ops section.
  */
 static int patch_ops_name(void *elf, size_t sz, const char *name)
 {
@@ -252,6 +294,7 @@ static int patch_ops_name(void *elf, size_t sz, const char *name)
 	const Elf64_Ehdr *eh = elf;
 	const Elf64_Shdr *sh;
 	const char *shstr;
+	int found = 0;
 
 	if (sz < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff > sz ||
@@ -273,11 +316,12 @@ static int patch_ops_name(void *elf, size_t sz, const char *name)
 		for (size_t off = 0; off + sizeof(pat) <= sh[i].sh_size; off++) {
 			if (!memcmp(sec + off, pat, sizeof(pat))) {
 				memcpy(sec + off, repl, sizeof(repl));
-				return 0;
+				found++;
 			}
 		}
 	}
-	return -ENOENT;
+	/* one per struct_ops map */
+	return found == DATAPATH_COUNT ? 0 : -ENOENT;
 }
 
 static int pin_map(struct bpf_map *map, const char *name, const char *pin)
@@ -292,9 +336,34 @@ static int pin_map(struct bpf_map *map, const char *name, const char *pin)
 	return err;
 }
 
-int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_size)
+/*
+ * Only the chosen datapath's struct_ops map is created, and only the programs
+ * it uses are loaded.
+ */
+static int select_datapath(struct bpf_cubic_bpf *skel, enum datapath dp)
+{
+	struct bpf_map *skip = dp == DATAPATH_FAST ? skel->maps.cubic_ops : skel->maps.cubic_ops_fast;
+	struct bpf_program *only_exact[] = { skel->progs.bc_cong_avoid, skel->progs.bc_pkts_acked,
+					     skel->progs.bc_set_state, skel->progs.bc_cwnd_event };
+	struct bpf_program *only_fast[] = { skel->progs.bc_cong_control,
+					    skel->progs.bc_set_state_fast,
+					    skel->progs.bc_cwnd_event_fast };
+	struct bpf_program **off = dp == DATAPATH_FAST ? only_exact : only_fast;
+	size_t n = dp == DATAPATH_FAST ? sizeof(only_exact) / sizeof(only_exact[0])
+				       : sizeof(only_fast) / sizeof(only_fast[0]);
+	int err;
+
+	err = bpf_map__set_autocreate(skip, false);
+	for (size_t i = 0; i < n && !err; i++)
+		err = bpf_program__set_autoload(off[i], false);
+	return err;
+}
+
+int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_size,
+		  enum datapath dp)
 {
 	struct bpf_cubic_bpf *skel;
+	struct bpf_map *ops;
 	struct bpf_link *link;
 	struct cubic_info info = { .abi_version = CUBIC_ABI_VERSION };
 	struct timespec now;
@@ -331,6 +400,12 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 		goto out;
 	}
 	memcpy((char *)skel->rodata->instance_name, name, strnlen(name, CUBIC_NAME_MAX - 1));
+	ops = dp == DATAPATH_FAST ? skel->maps.cubic_ops_fast : skel->maps.cubic_ops;
+	err = select_datapath(skel, dp);
+	if (err) {
+		errmsg("can't select the %s datapath: %s", datapath_str(dp), strerror(-err));
+		goto out;
+	}
 	err = bpf_map__set_max_entries(skel->maps.events, ring_size);
 	if (err) {
 		errmsg("can't set the ring size to %u bytes: %s", ring_size, strerror(-err));
@@ -364,12 +439,12 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 	err = err ?: pin_map(skel->maps.tunables, name, CUBIC_PIN_TUNABLES);
 	err = err ?: pin_map(skel->maps.counters, name, CUBIC_PIN_COUNTERS);
 	err = err ?: pin_map(skel->maps.events, name, CUBIC_PIN_EVENTS);
-	err = err ?: pin_map(skel->maps.cubic_ops, name, CUBIC_PIN_OPS);
+	err = err ?: pin_map(ops, name, CUBIC_PIN_OPS);
 	if (err)
 		goto out;
 
 	/* Register: from here on the kernel owns the instance. */
-	link = bpf_map__attach_struct_ops(skel->maps.cubic_ops);
+	link = bpf_map__attach_struct_ops(ops);
 	if (!link) {
 		err = -errno;
 		if (err == -EEXIST)

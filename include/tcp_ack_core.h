@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the kernel's tcp_cong_control() does around a congestion control, as
+ * pure functions: numbers in, decisions out, like cubic_core.h.
+ *
+ * bpf_cubic registers .cong_control instead of .cong_avoid + .pkts_acked, so
+ * that the kernel enters the BPF trampoline once per ACK instead of twice (the
+ * trampoline, not our code, was most of bpf_cubic's cost per ACK: see
+ * docs/PERFORMANCE.md). A congestion control with .cong_control takes over
+ * the rest of tcp_cong_control() and the cwnd reset of
+ * tcp_end_cwnd_reduction(), so bpf/bpf_cubic.bpf.c re-does them with these
+ * functions, following net/ipv4/tcp_input.c of Linux 6.18:
+ *
+ *   tcp_cong_control():   if (CWR or Recovery)      PRR, tcp_cwnd_reduction()
+ *                         else if (may raise cwnd)  cong_avoid, snd_cwnd_stamp
+ *                         tcp_update_pacing_rate()
+ *   tcp_end_cwnd_reduction(): cwnd = ssthresh when leaving CWR, or Recovery
+ *                         without an undo (done in .set_state, see there)
+ *
+ * One difference cannot be avoided: the kernel calls .pkts_acked (the RTT
+ * sample, HyStart) before tcp_fastretrans_alert() and .cong_avoid after it;
+ * .cong_control runs after it. On the one ACK that starts a recovery, the
+ * RTT sample therefore meets the new ssthresh: HyStart no longer sees slow
+ * start, so a HyStart exit on that very ACK is recorded as a loss exit. The
+ * cwnd and ssthresh are the same either way (the recovery's ssthresh wins in
+ * both orders).
+ *
+ * The PRR counter prr_delivered lives in our per-flow state: BPF may not
+ * write tcp_sock.prr_delivered, and the kernel only uses it in
+ * tcp_cwnd_reduction(). It is zeroed where the kernel zeroes its own, in
+ * tcp_init_cwnd_reduction(), which calls .ssthresh right after.
+ */
+#ifndef TCP_ACK_CORE_H
+#define TCP_ACK_CORE_H
+
+#include "cubic_abi.h"
+
+/* net/ipv4/tcp_input.c, the flag argument of .cong_control */
+#define TCP_FLAG_DATA_ACKED	   0x04 /* this ACK acknowledged new data */
+#define TCP_FLAG_SYN_ACKED	   0x10 /* this ACK acknowledged SYN */
+#define TCP_FLAG_DATA_SACKED	   0x20 /* new SACK */
+#define TCP_FLAG_SND_UNA_ADVANCED  0x400 /* snd_una was changed (!= FLAG_DATA_ACKED) */
+#define TCP_FLAG_ACKED		   (TCP_FLAG_DATA_ACKED | TCP_FLAG_SYN_ACKED)
+#define TCP_FLAG_FORWARD_PROGRESS  (TCP_FLAG_ACKED | TCP_FLAG_DATA_SACKED)
+
+#define TCP_USEC_PER_SEC 1000000ULL
+
+/*
+ * tcp_may_raise_cwnd(): with high reordering grow on any delivery, otherwise
+ * only on in-order delivery (RFC 5681).
+ */
+static inline int tcp_core_may_raise_cwnd(__u32 reordering, __u32 sysctl_reordering, int flag)
+{
+	if (reordering > sysctl_reordering)
+		return !!(flag & TCP_FLAG_FORWARD_PROGRESS);
+	return !!(flag & TCP_FLAG_DATA_ACKED);
+}
+
+/* What tcp_cwnd_reduction() reads. */
+struct tcp_prr {
+	__u32 ssthresh;
+	__u32 in_flight;  /* tcp_packets_in_flight() */
+	__u32 prior_cwnd; /* cwnd when the reduction began */
+	__u32 prr_out;	  /* packets sent since it began */
+};
+
+/*
+ * tcp_cwnd_reduction(): Proportional Rate Reduction (RFC 6937). Adds the
+ * newly delivered packets to *prr_delivered and returns the new cwnd, or 0
+ * when cwnd stays as it is (nothing delivered, or no reduction begun).
+ * The division happens only in recovery with more in flight than ssthresh,
+ * exactly where the kernel divides.
+ */
+static inline __u32 tcp_core_prr_cwnd(const struct tcp_prr *p, __u32 *prr_delivered,
+				      int newly_acked_sacked, int newly_lost, int flag)
+{
+	int delta = (int)(p->ssthresh - p->in_flight);
+	int sndcnt;
+
+	if (newly_acked_sacked <= 0 || !p->prior_cwnd)
+		return 0;
+
+	*prr_delivered += newly_acked_sacked;
+	if (delta < 0) {
+		__u64 dividend = (__u64)p->ssthresh * *prr_delivered + p->prior_cwnd - 1;
+
+		sndcnt = (int)(__u32)(dividend / p->prior_cwnd) - (int)p->prr_out;
+	} else {
+		sndcnt = (int)(*prr_delivered - p->prr_out);
+		if (sndcnt < newly_acked_sacked)
+			sndcnt = newly_acked_sacked;
+		if ((flag & TCP_FLAG_SND_UNA_ADVANCED) && !newly_lost)
+			sndcnt++;
+		if (sndcnt > delta)
+			sndcnt = delta;
+	}
+	/* Force a fast retransmit upon entering fast recovery */
+	if (sndcnt < (p->prr_out ? 0 : 1))
+		sndcnt = p->prr_out ? 0 : 1;
+	return p->in_flight + (__u32)sndcnt;
+}
+
+/* What tcp_update_pacing_rate() reads. */
+struct tcp_pacing {
+	__u32 mss;
+	__u32 cwnd;
+	__u32 ssthresh;
+	__u32 packets_out;
+	__u32 srtt_us;	/* tp->srtt_us: smoothed RTT << 3 */
+	__u32 ss_ratio; /* net.ipv4.tcp_pacing_ss_ratio, percent */
+	__u32 ca_ratio; /* net.ipv4.tcp_pacing_ca_ratio, percent */
+	__u64 max_rate; /* sk_max_pacing_rate, bytes/s */
+};
+
+/*
+ * tcp_update_pacing_rate(): 200 % of cwnd x mss / srtt in slow start (well,
+ * below half of ssthresh), 120 % after, capped by SO_MAX_PACING_RATE. The
+ * one division per ACK is the kernel's own (it divides here too).
+ */
+static inline __u64 tcp_core_pacing_rate(const struct tcp_pacing *p)
+{
+	__u64 rate = (__u64)p->mss * ((TCP_USEC_PER_SEC / 100) << 3);
+	__u32 cwnd = p->cwnd > p->packets_out ? p->cwnd : p->packets_out;
+
+	if (p->cwnd < p->ssthresh / 2)
+		rate *= p->ss_ratio;
+	else
+		rate *= p->ca_ratio;
+	rate *= cwnd;
+	if (p->srtt_us)
+		rate /= p->srtt_us;
+	return rate < p->max_rate ? rate : p->max_rate;
+}
+
+/*
+ * tcp_current_ssthresh(): in a reduction ssthresh is what it is, otherwise
+ * not below 3/4 of cwnd.
+ */
+static inline __u32 tcp_core_current_ssthresh(__u32 cwnd, __u32 ssthresh, int in_reduction)
+{
+	__u32 w = (cwnd >> 1) + (cwnd >> 2);
+
+	if (in_reduction)
+		return ssthresh;
+	return ssthresh > w ? ssthresh : w;
+}
+
+/*
+ * tcp_cwnd_restart() (RFC 5681 section 4.1, restart after idle): cwnd is
+ * halved for every RTO of idleness after the first, down to the restart
+ * window min(initial window, cwnd). idle and rto in jiffies. Returns the new
+ * cwnd; *ssthresh gets tcp_current_ssthresh().
+ */
+static inline __u32 tcp_core_cwnd_restart(__u32 cwnd, __u32 *ssthresh, int in_reduction,
+					  __u32 init_cwnd, __s32 idle, __u32 rto)
+{
+	__u32 restart_cwnd = init_cwnd < cwnd ? init_cwnd : cwnd;
+
+	*ssthresh = tcp_core_current_ssthresh(cwnd, *ssthresh, in_reduction);
+	/* at most 32 halvings take any u32 to restart_cwnd */
+	for (int i = 0; i < 32; i++) {
+		if (!rto || (idle -= (__s32)rto) <= 0 || cwnd <= restart_cwnd)
+			break;
+		cwnd >>= 1;
+	}
+	return cwnd > restart_cwnd ? cwnd : restart_cwnd;
+}
+
+#endif /* TCP_ACK_CORE_H */
