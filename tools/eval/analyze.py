@@ -32,6 +32,11 @@ FID_GOODPUT = 0.03   # median goodput within 3 %
 REF, CAND = "cubic", "bpf_linux"
 
 
+def set_candidate(aid):
+    global CAND
+    CAND = aid
+
+
 def parse_rate(s):
     m = re.fullmatch(r"([0-9.]+)\s*([kmg]?)(bit|bps)?", s.lower())
     if not m:
@@ -821,10 +826,13 @@ def main():
     rp.add_argument("--in", dest="inp", required=True)
     rp.add_argument("--out")
     rp.add_argument("--doc")
+    rp.add_argument("--candidate", default=CAND,
+                    help="the algorithm id the fidelity table holds against the kernel's cubic")
     a = p.parse_args()
     if a.cmd == "flow":
         flow(a)
     else:
+        set_candidate(a.candidate)
         report(a)
 
 

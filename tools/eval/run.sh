@@ -6,7 +6,7 @@
 #
 # usage: tools/eval/run.sh [--quick] [--reps N] [--duration S] [--out DIR]
 #                          [--scenarios "ID ..."] [--algos "ID ..."] [--prefix P]
-#                          [--doc FILE] [--no-report] [--list]
+#                          [--doc FILE] [--candidate ID] [--no-report] [--list]
 # See tools/eval/README.md. Needs root, make (cubicctl, build/delayq), iperf3, jq,
 # /usr/bin/python3 with matplotlib.
 set -Eeuo pipefail
@@ -23,7 +23,8 @@ RCV_ADDR=10.77.2.2
 # Algorithms, one per line: ID KIND ARG
 #   kind "kernel": ARG is the kernel's congestion control name (iperf3 -C ARG)
 #   kind "bpf":    ARG is a cubicctl preset; an instance PREFIX + ID without its
-#                  "bpf" head is loaded (be123_linux), at most 15 characters
+#                  "bpf" head is loaded (be123_linux), at most 15 characters;
+#                  an optional 4th column is its datapath (cubicctl --datapath)
 # Adding an algorithm is one line here (e.g. "bpf_hspp bpf hystart++").
 ALGOS_ALL="
 cubic     kernel cubic
@@ -31,6 +32,7 @@ bpf_linux bpf    linux
 bpf_nuss  bpf    nussbaum-2011
 bpf_off   bpf    off
 bpf_hspp  bpf    hystart++
+bpf_fast  bpf    linux     fast
 reno      kernel reno
 "
 # Scenarios: ID RATE RTT BUFFER [JITTER] (pathemu syntax). Rates stay <= 200
@@ -64,6 +66,8 @@ usage() {
   --prefix P      name prefix for instances, namespaces and the tracefs
                   instance (default be<pid%10000>, at most 9 characters)
   --doc FILE      also write the full evaluation document (docs/EVALUATION.md)
+  --candidate ID  the algorithm the fidelity table holds against the kernel's
+                  cubic (default bpf_linux; bpf_fast for the fast datapath)
   --no-report     skip analyze.py (results only)
   --list          print the scenarios and algorithms and exit
 EOF
@@ -75,7 +79,7 @@ log() { echo "eval: $*" >&2; }
 # ---------------------------------------------------------------- arguments
 
 CMDLINE="tools/eval/run.sh $*"
-QUICK=0 REPS='' DUR='' OUT='' SCEN_SEL='' ALGO_SEL='' PFX='' REPORT=1 DOC=
+QUICK=0 REPS='' DUR='' OUT='' SCEN_SEL='' ALGO_SEL='' PFX='' REPORT=1 DOC= CANDIDATE=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1 ;;
@@ -84,6 +88,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=${2:?--out needs a directory}; shift ;;
 	--scenarios) SCEN_SEL=${2:?--scenarios needs a list}; shift ;;
 	--algos) ALGO_SEL=${2:?--algos needs a list}; shift ;;
+	--candidate) CANDIDATE=${2:?--candidate needs an algorithm id}; shift ;;
 	--prefix) PFX=${2:?--prefix needs a value}; shift ;;
 	--doc) DOC=${2:?--doc needs a file}; shift ;;
 	--no-report) REPORT=0 ;;
@@ -193,10 +198,11 @@ CWND=$OUT/cwnd.csv
 echo "scenario,algorithm,rep,t_s,cwnd,ssthresh_finite" >"$CWND"
 
 for a in "${ALGOS[@]}"; do
-	read -r id kind arg <<<"$a"
+	read -r id kind arg dp <<<"$a"
 	[ "$kind" = bpf ] || continue
 	LOADED+=("${PFX}${id#bpf}")
-	"$CUBICCTL" load --name "${PFX}${id#bpf}" --preset "$arg" >/dev/null || die "cannot load ${PFX}${id#bpf} (preset $arg)"
+	"$CUBICCTL" load --name "${PFX}${id#bpf}" --preset "$arg" --datapath "${dp:-exact}" >/dev/null ||
+		die "cannot load ${PFX}${id#bpf} (preset $arg, datapath ${dp:-exact})"
 done
 
 mkdir "$TI"
@@ -306,5 +312,5 @@ T_END=$(date +%s)
 log "matrix done in $(( T_END - T_START )) s"
 
 if [ "$REPORT" = 1 ]; then
-	"$PY" "$ANALYZE" report --in "$OUT" --out "$OUT" ${DOC:+--doc "$DOC"}
+	"$PY" "$ANALYZE" report --in "$OUT" --out "$OUT" ${DOC:+--doc "$DOC"} ${CANDIDATE:+--candidate "$CANDIDATE"}
 fi
