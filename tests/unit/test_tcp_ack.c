@@ -36,6 +36,15 @@ TEST(prr_proportional_part)
 
 	/* 4 delivered: ceil(14 x 4 / 20) = 3, minus the 2 sent: 1 */
 	CHECK_EQ(tcp_core_prr_cwnd(&p, &prr_delivered, 1, 0, 0), 17 + 1);
+	/* the ceiling is exact: ceil(7 x 3 / 10) = ceil(2.1) = 3 */
+	{
+		struct tcp_prr q = { .ssthresh = 7, .in_flight = 9, .prior_cwnd = 10, .prr_out = 0 };
+		__u32 d = 2;
+
+		CHECK_EQ(tcp_core_prr_cwnd(&q, &d, 1, 0, 0), 9 + 3);
+		d = 1; /* ceil(7 x 2 / 10) = ceil(1.4) = 2 */
+		CHECK_EQ(tcp_core_prr_cwnd(&q, &d, 1, 0, 0), 9 + 2);
+	}
 	/* ahead of the proportion: sndcnt 0, but prr_out > 0, so not forced to 1 */
 	p.prr_out = 5;
 	prr_delivered = 4;
