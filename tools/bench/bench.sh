@@ -4,14 +4,18 @@
 # bench.sh: what bpf_cubic costs on the datapath, next to the kernel's cubic.
 #
 # Two network namespaces joined by a veth pair, no shaping: bulk TCP is
-# CPU-bound, so any cost per ACK shows as lost goodput. Runs of the kernel's
-# cubic and of a throw-away bpf_cubic instance alternate; BPF run-time
-# statistics (kernel.bpf_stats_enabled) give the nanoseconds each struct_ops
-# program takes. A Markdown report goes to stdout (and to --out FILE).
+# CPU-bound, so any cost per ACK shows as lost goodput. Three algorithms are
+# measured side by side: the kernel's cubic and two throw-away bpf_cubic
+# instances, NAME on the exact datapath (pkts_acked + cong_avoid: two BPF
+# calls per ACK) and NAMEf on the fast one (cong_control: one call per ACK).
+# Their runs alternate, in an order that rotates from round to round; BPF
+# run-time statistics (kernel.bpf_stats_enabled) give the nanoseconds each
+# struct_ops program takes. A Markdown report goes to stdout (and to --out FILE).
 #
 # usage: tools/bench/bench.sh [--runs N] [--duration S] [--flows "1 16 256"]
 #                             [--flow-runs N] [--quick] [--out FILE] [--json FILE]
-#                             [--name NAME] [--min-ratio R] [--no-perf] [--offload on|off]
+#                             [--name NAME] [--datapaths "exact fast"]
+#                             [--min-ratio R] [--no-perf] [--offload on|off]
 # See tools/bench/README.md. Needs root, ./cubicctl built (make), iperf3, jq, bpftool.
 set -Eeuo pipefail
 
@@ -28,16 +32,21 @@ usage() {
 	sed -n '/^# usage:/,/^# See/s/^# \{0,1\}//p' "$0"
 	cat <<'EOF'
 
-  --runs N        measured runs of each algorithm, alternating (default 5)
+  --runs N        rounds of 1-flow goodput runs (default 5); a round runs cubic
+                  and each datapath once, the order rotating from round to round
   --duration S    seconds per run (default 5)
   --flows LIST    parallel flows for the many-flows table (default "1 16 256")
-  --flow-runs N   runs of each algorithm per flow count above 1 (default 3)
-  --quick         CI size (~45 s): --runs 5 --duration 2 --flows "1 16" --flow-runs 1 --no-perf
+  --flow-runs N   rounds per flow count above 1 (default 3)
+  --quick         CI size (~65 s): --runs 5 --duration 2 --flows "1 16" --flow-runs 1 --no-perf
   --out FILE      also write the report there
   --json FILE     also write the key figures as JSON
-  --name NAME     instance name (default bcb<pid>); namespaces are NAME-a, NAME-b
-  --min-ratio R   exit 3 if the median goodput ratio bpf_cubic/cubic is below R
-  --no-perf       skip the perf profile (one more run of each; off with --quick)
+  --name NAME     1-14 letters, digits or _ (default bcb<pid>): the exact datapath's
+                  instance is NAME, the fast datapath's NAMEf; namespaces NAME-a, NAME-b
+  --datapaths L   the bpf_cubic datapaths to measure next to cubic: "exact fast"
+                  (default), "exact" or "fast"
+  --min-ratio R   exit 3 if the median goodput ratio bpf_cubic/cubic of either
+                  datapath is below R
+  --no-perf       skip the perf profile (2 more runs of each; off with --quick)
   --offload on|off  TSO/GSO/GRO on the veth pair (default on); off makes every
                   segment a packet (several times the CPU per byte)
 EOF
@@ -58,6 +67,7 @@ CMDLINE=$(printf '%q ' "$0" "$@")
 CMDLINE=${CMDLINE% }
 unset FLOWS
 RUNS='' DURATION='' FLOW_RUNS='' OUT='' JSON='' NAME='' MIN_RATIO='' QUICK=0 PERF='' OFFLOAD=on
+DATAPATHS_ARG='exact fast'
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) RUNS=${2:?--runs needs a value}; shift ;;
@@ -67,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=${2:?--out needs a file}; shift ;;
 	--json) JSON=${2:?--json needs a file}; shift ;;
 	--name) NAME=${2:?--name needs a value}; shift ;;
+	--datapaths) DATAPATHS_ARG=${2?--datapaths needs a value}; shift ;;
 	--min-ratio) MIN_RATIO=${2:?--min-ratio needs a value}; shift ;;
 	--quick) QUICK=1 ;;
 	--no-perf) PERF=0 ;;
@@ -89,9 +100,27 @@ posint "$FLOW_RUNS" || { echo "bench.sh: --flow-runs: '$FLOW_RUNS' is not a posi
 for p in $FLOWS; do
 	{ posint "$p" && [ "$p" -le 1024 ]; } || { echo "bench.sh: --flows: '$p' is not in 1..1024" >&2; exit 2; }
 done
-[[ $NAME =~ ^[A-Za-z0-9_]{1,13}$ ]] ||
-	{ echo "bench.sh: --name: 1-13 letters, digits or _ (namespaces add -a/-b)" >&2; exit 2; }
+[[ $NAME =~ ^[A-Za-z0-9_]+$ ]] ||
+	{ echo "bench.sh: --name: '$NAME': only letters, digits or _" >&2; exit 2; }
+[ "${#NAME}" -le 14 ] ||
+	{ echo "bench.sh: --name: '$NAME' has ${#NAME} characters, at most 14 (the fast datapath's instance is NAMEf, and instance names have at most 15)" >&2; exit 2; }
 [ "$NAME" != bpf_cubic ] || { echo "bench.sh: --name: bpf_cubic is the user's instance; pick another name" >&2; exit 2; }
+NAME_FAST=${NAME}f
+# The datapaths, always in the order exact fast; ALGOS adds the kernel's cubic.
+for d in $DATAPATHS_ARG; do
+	[ "$d" = exact ] || [ "$d" = fast ] ||
+		{ echo "bench.sh: --datapaths: '$d' is not exact or fast" >&2; exit 2; }
+done
+DATAPATHS=
+for d in exact fast; do
+	[[ " $DATAPATHS_ARG " != *" $d "* ]] || DATAPATHS="${DATAPATHS:+$DATAPATHS }$d"
+done
+[ -n "$DATAPATHS" ] || { echo "bench.sh: --datapaths: one or both of exact and fast" >&2; exit 2; }
+ALGOS="cubic $DATAPATHS"
+read -ra ALGO_LIST <<<"$ALGOS"
+# the congestion control each algorithm runs as (iperf3 -C), and its label
+declare -A CC=([cubic]=cubic [exact]="$NAME" [fast]="$NAME_FAST")
+declare -A LABEL=([cubic]="cubic (kernel)" [exact]="bpf_cubic exact" [fast]="bpf_cubic fast")
 [ "$OFFLOAD" = on ] || [ "$OFFLOAD" = off ] ||
 	{ echo "bench.sh: --offload: on or off" >&2; exit 2; }
 [ -z "$MIN_RATIO" ] || [[ $MIN_RATIO =~ ^[0-9]*\.?[0-9]+$ ]] ||
@@ -108,9 +137,10 @@ done
 [ -x "$CUBICCTL" ] || die "$CUBICCTL is missing: run make first"
 tr ' ' '\n' <"$AVAILABLE" | grep -qx cubic || modprobe tcp_cubic 2>/dev/null || true
 tr ' ' '\n' <"$AVAILABLE" | grep -qx cubic || die "the kernel's cubic is not available"
-if tr ' ' '\n' <"$AVAILABLE" | grep -qx "$NAME"; then
-	die "$NAME is already registered; pick another --name"
-fi
+registered() { tr ' ' '\n' <"$AVAILABLE" | grep -qx "$1"; }
+for d in $DATAPATHS; do
+	! registered "${CC[$d]}" || die "${CC[$d]} is already registered; pick another --name"
+done
 for ns in "$NS_A" "$NS_B"; do
 	[ ! -e "/run/netns/$ns" ] || die "namespace $ns already exists; pick another --name"
 done
@@ -118,7 +148,7 @@ done
 # ---------------------------------------------------------------- cleanup
 
 TMP=$(mktemp -d /tmp/bcbench.XXXXXX)
-LOADED=0
+LOADED=() # instances this run loads (or tried to)
 STATS_PREV=$(cat "$STATS_SYSCTL")
 STATS_TOUCHED=0
 TRACE_PID=
@@ -147,11 +177,12 @@ cleanup() {
 		ip netns del "$ns" 2>/dev/null
 	done
 	wait 2>/dev/null
-	if [ "$LOADED" = 1 ]; then
-		"$CUBICCTL" unload --name "$NAME" >/dev/null 2>&1 ||
-			"$CUBICCTL" unload --name "$NAME" --force >/dev/null 2>&1 ||
-			echo "bench.sh: could not unload $NAME" >&2
-	fi
+	for inst in "${LOADED[@]}"; do
+		registered "$inst" || [ -e "/sys/fs/bpf/cubicctl/$inst" ] || continue
+		"$CUBICCTL" unload --name "$inst" >/dev/null 2>&1 ||
+			"$CUBICCTL" unload --name "$inst" --force >/dev/null 2>&1 ||
+			echo "bench.sh: could not unload $inst" >&2
+	done
 	if [ "$STATS_TOUCHED" = 1 ]; then
 		echo "$STATS_PREV" >"$STATS_SYSCTL" 2>/dev/null ||
 			echo "bench.sh: could not restore kernel.bpf_stats_enabled=$STATS_PREV" >&2
@@ -221,19 +252,22 @@ start_servers() {
 	done
 }
 
-# The ids of our instance's struct_ops programs, as "name=id" lines: from the
-# pinned struct_ops map (bpftool 7.1's JSON dump is two objects joined by a comma).
+# resolve_progs INSTANCE: the ids of the instance's struct_ops programs, as
+# "name=id" lines in $TMP/progs.INSTANCE: from its pinned struct_ops map
+# (bpftool 7.1's JSON dump is two objects joined by a comma). Either datapath
+# has one program per ACK: bc_pkts_acked (exact) or bc_cong_control (fast).
 resolve_progs() {
-	local map_id
-	map_id=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq -r .id)
-	[[ $map_id =~ ^[0-9]+$ ]] || die "cannot find the struct_ops map of $NAME"
+	local inst=$1 map_id
+	map_id=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$inst/ops" | jq -r .id)
+	[[ $map_id =~ ^[0-9]+$ ]] || die "cannot find the struct_ops map of $inst"
 	{ echo '['; bpftool -j struct_ops dump id "$map_id"; echo ']'; } |
 		jq -r '.[] | select(has("bpf_struct_ops_tcp_congestion_ops"))
 			| .bpf_struct_ops_tcp_congestion_ops.data | to_entries[]
 			| select(.value | type == "string")
 			| .value | capture("(?<n>[A-Za-z0-9_]+)/prog_id:(?<id>[0-9]+)$")
-			| "\(.n)=\(.id)"' >"$TMP/progs"
-	grep -q '^bc_pkts_acked=' "$TMP/progs" || die "bc_pkts_acked not found in the struct_ops map of $NAME"
+			| "\(.n)=\(.id)"' >"$TMP/progs.$inst"
+	grep -Eq '^(bc_pkts_acked|bc_cong_control)=' "$TMP/progs.$inst" ||
+		die "neither bc_pkts_acked nor bc_cong_control in the struct_ops map of $inst"
 }
 
 # Sum of user+nice+system+irq+softirq ticks of all CPUs (/proc/stat).
@@ -281,35 +315,43 @@ run_iperf() {
 	tail -n 1 "$TMP/runs.tsv"
 }
 
-# Cumulative run_time_ns and run_cnt of our programs: "name ns cnt" lines.
+# prog_stats INSTANCE: cumulative run_time_ns and run_cnt of the instance's
+# programs: "name ns cnt" lines.
 prog_stats() {
 	local ids
-	ids=$(cut -d= -f2 "$TMP/progs" | paste -sd, -)
+	ids=$(cut -d= -f2 "$TMP/progs.$1" | paste -sd, -)
 	bpftool -j prog show | jq -r --argjson ids "[$ids]" \
 		'.[] | select(.id as $i | $ids | index($i)) | "\(.name) \(.run_time_ns // 0) \(.run_cnt // 0)"'
 }
 
-# stats_run FLOWS TAG: one run of our instance with bpf_stats on; writes
+# stats_run INSTANCE FLOWS TAG: one run of the instance with bpf_stats on; writes
 # $TMP/stats.TAG ("name calls ns" per program) and $TMP/stats.TAG.run (the run).
 stats_run() {
-	local flows=$1 tag=$2
-	resolve_progs
+	local inst=$1 flows=$2 tag=$3
+	resolve_progs "$inst"
 	stats_on
-	prog_stats | sort >"$TMP/before"
-	run_iperf "$NAME" "$flows" "stats-$tag" 1 >"$TMP/stats.$tag.run"
-	prog_stats | sort >"$TMP/after"
+	prog_stats "$inst" | sort >"$TMP/before"
+	run_iperf "$inst" "$flows" "stats-$tag" 1 >"$TMP/stats.$tag.run"
+	prog_stats "$inst" | sort >"$TMP/after"
 	stats_restore
 	join "$TMP/before" "$TMP/after" | awk '{ print $1, $5 - $3, $4 - $2 }' >"$TMP/stats.$tag"
 }
 
-# ns per ACK = sum of run_time_ns deltas / bc_pkts_acked run_cnt delta
+# The program that runs once per ACK in stats run TAG: bc_cong_control if the
+# instance has it (fast datapath), else bc_pkts_acked (exact).
+ack_prog() {
+	awk '$1 == "bc_cong_control" { f = 1 } END { print f ? "bc_cong_control" : "bc_pkts_acked" }' "$TMP/stats.$1"
+}
+
+# ns per ACK = sum of run_time_ns deltas / run_cnt delta of the per-ACK program
 ns_per_ack() {
-	awk '{ ns += $3 } $1 == "bc_pkts_acked" { acks = $2 }
+	awk -v ack="$(ack_prog "$1")" '{ ns += $3 } $1 == ack { acks = $2 }
 		END { if (acks > 0) printf "%.0f", ns / acks; else printf "n/a" }' "$TMP/stats.$1"
 }
 
 acks_per_s() {
-	awk -v sec="$(cut -f7 "$TMP/stats.$1.run")" '$1 == "bc_pkts_acked" { printf "%.0f", $2 / sec }' "$TMP/stats.$1"
+	awk -v sec="$(cut -f7 "$TMP/stats.$1.run")" -v ack="$(ack_prog "$1")" \
+		'$1 == ack { printf "%.0f", $2 / sec }' "$TMP/stats.$1"
 }
 
 # Share of the run's iperf3 process CPU time (sender + receiver) spent in our programs.
@@ -326,19 +368,29 @@ mmm() {
 		print m, v[1], v[NR] }'
 }
 
-# column COL of runs of KIND and ALGO, in run order
+# column COL of runs of KIND and ALGO (cubic, exact or fast), in run order
 col() {
-	awk -F'\t' -v k="$1" -v a="$2" -v c="$3" '$1 == k && $2 == a { print $c }' "$TMP/runs.tsv"
+	awk -F'\t' -v k="$1" -v a="${CC[$2]}" -v c="$3" '$1 == k && $2 == a { print $c }' "$TMP/runs.tsv"
 }
 
-# per-pair ratios ours/cubic of goodput for KIND
+# per-round ratios of goodput DATAPATH/cubic for KIND: ratios KIND DATAPATH
 ratios() {
-	paste <(col "$1" "$NAME" 5) <(col "$1" cubic 5) | awk '$2 > 0 { printf "%.6f\n", $1 / $2 }'
+	paste <(col "$1" "$2" 5) <(col "$1" cubic 5) | awk '$2 > 0 { printf "%.6f\n", $1 / $2 }'
 }
 
 # CPU seconds per GB (1e9 bytes) sent, per run: COL 9 (process) or 10 (system)
 cpu_per_gb() {
-	awk -F'\t' -v k="$1" -v a="$2" -v c="$3" '$1 == k && $2 == a && $6 > 0 { printf "%.4f\n", $c / ($6 / 1e9) }' "$TMP/runs.tsv"
+	awk -F'\t' -v k="$1" -v a="${CC[$2]}" -v c="$3" '$1 == k && $2 == a && $6 > 0 { printf "%.4f\n", $c / ($6 / 1e9) }' "$TMP/runs.tsv"
+}
+
+# rotated N WORDS...: the words, starting at word N (mod their number); a
+# round's run order, so that no algorithm always runs first or right after another
+rotated() {
+	local n=$1 i
+	shift
+	for ((i = 0; i < $#; i++)); do
+		echo "${@:$(((i + n) % $# + 1)):1}"
+	done
 }
 
 gbps() { awk '{ printf "%.2f %.2f %.2f\n", $1 / 1e9, $2 / 1e9, $3 / 1e9 }'; }
@@ -358,16 +410,17 @@ perf_works() {
 
 PERF_FREQ=10000
 PERF_RUNS=2
-# perf_run ALGO TAG: one run under system-wide cpu-clock sampling (bpf_stats
-# as before); appends to $TMP/perf.TAG "total native body tramp acks sec bps
-# other": samples whose 4 innermost frames hold the kernel's cubic (cubictcp_*,
-# bictcp_*), one of our programs (bpf_prog_*_bc_*), or the struct_ops
+# perf_run ALGO: one run of ALGO (cubic, exact or fast) under system-wide
+# cpu-clock sampling (bpf_stats as before); appends to $TMP/perf.ALGO "total
+# native body tramp acks sec bps other": samples whose 4 innermost frames hold
+# the kernel's cubic (cubictcp_*, bictcp_*), one of our programs of either
+# datapath (bpf_prog_*_bc_*: bc_pkts_acked, bc_cong_control, ...), or the struct_ops
 # trampoline (__bpf_prog_enter/exit* or unnamed code, under a tcp_* caller),
 # counted only in the processes of our namespaces (the TCP receive path runs
 # in softirq, on veth in the context of the process that sent the packet);
 # "other" counts such samples elsewhere (other flows, ksoftirqd).
 perf_run() {
-	local algo=$1 tag=$2 a0 a1 job pids
+	local algo=${CC[$1]} tag=$1 a0 a1 job pids
 	log "perf profile: $algo"
 	perf record -q -e cpu-clock -F "$PERF_FREQ" -a -g -o "$TMP/perf.$tag.data" >/dev/null 2>"$TMP/perf.$tag.err" &
 	PERF_PID=$!
@@ -420,7 +473,8 @@ perf_sum() {
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 OTHER_CC=$(bpftool -j struct_ops show 2>/dev/null | jq '[.[] | select(.kernel_struct_ops == "tcp_congestion_ops")] | length' || echo "?")
-log "instance $NAME, namespaces $NS_A/$NS_B, $RUNS runs x ${DURATION}s per algorithm"
+log "datapaths $DATAPATHS (instances$(for d in $DATAPATHS; do printf ' %s' "${CC[$d]}"; done)), namespaces $NS_A/$NS_B," \
+	"$RUNS rounds x ${DURATION}s of $ALGOS"
 setup_netns
 max_k=1
 for p in $FLOWS; do
@@ -428,9 +482,11 @@ for p in $FLOWS; do
 	[ "$k" -le "$max_k" ] || max_k=$k
 done
 start_servers "$max_k"
-"$CUBICCTL" load --name "$NAME" >/dev/null
-LOADED=1
-resolve_progs
+for d in $DATAPATHS; do
+	LOADED+=("${CC[$d]}")
+	"$CUBICCTL" load --name "${CC[$d]}" --datapath "$d" >/dev/null
+	resolve_progs "${CC[$d]}"
+done
 : >"$TMP/runs.tsv"
 
 log "warm-up (1 s, cubic, discarded)"
@@ -443,44 +499,48 @@ show_run() {
 	awk -F'\t' '{ printf "%-8s %-16s P=%-4s %6.2f Gbit/s  retrans %d\n", $1, $2, $3, $5 / 1e9, $8 }'
 }
 
+# Round r runs each algorithm once, starting with the (r-1)-th (mod 1 + datapaths).
 for ((r = 1; r <= RUNS; r++)); do
-	for algo in cubic "$NAME"; do
-		run_iperf "$algo" 1 main "$r" | show_run | sed "s/^/bench: run $r\/$RUNS /" >&2
+	for a in $(rotated $((r - 1)) "${ALGO_LIST[@]}"); do
+		run_iperf "${CC[$a]}" 1 main "$r" | show_run | sed "s/^/bench: round $r\/$RUNS /" >&2
 		sleep 0.3
 	done
 done
 
-log "bpf_stats run, 1 flow"
-stats_run 1 p1
-show_run <"$TMP/stats.p1.run" | sed 's/^/bench: /' >&2
-
-TRACE_NOTE=
-if "$CUBICCTL" trace --help >/dev/null 2>&1; then
-	log "bpf_stats run, 1 flow, cubicctl trace running"
-	"$CUBICCTL" trace --name "$NAME" --json >/dev/null 2>"$TMP/trace.err" &
+HAVE_TRACE=0
+! "$CUBICCTL" trace --help >/dev/null 2>&1 || HAVE_TRACE=1
+declare -A TRACE_NOTE=()
+for d in $DATAPATHS; do
+	log "bpf_stats run, $d, 1 flow"
+	stats_run "${CC[$d]}" 1 "$d.p1"
+	show_run <"$TMP/stats.$d.p1.run" | sed 's/^/bench: /' >&2
+	if [ "$HAVE_TRACE" = 0 ]; then
+		TRACE_NOTE[$d]="n/a (no trace command)"
+		continue
+	fi
+	log "bpf_stats run, $d, 1 flow, cubicctl trace running"
+	"$CUBICCTL" trace --name "${CC[$d]}" --json >/dev/null 2>"$TMP/trace.err" &
 	TRACE_PID=$!
 	sleep 1
 	if kill -0 "$TRACE_PID" 2>/dev/null; then
-		stats_run 1 trace
+		stats_run "${CC[$d]}" 1 "$d.trace"
 		kill -INT "$TRACE_PID" 2>/dev/null || true
 		wait "$TRACE_PID" 2>/dev/null || true
 		TRACE_PID=
 	else
 		wait "$TRACE_PID" 2>/dev/null || true
 		TRACE_PID=
-		TRACE_NOTE="n/a (cubicctl trace exited: $(head -n 1 "$TMP/trace.err"))"
+		TRACE_NOTE[$d]="n/a (cubicctl trace exited: $(head -n 1 "$TMP/trace.err"))"
 	fi
-else
-	TRACE_NOTE="n/a (no trace command)"
-fi
+done
 
 PERF_NOTE=
 if [ "$PERF" = 1 ] && perf_works; then
 	for ((r = 1; r <= PERF_RUNS; r++)); do
-		perf_run cubic cubic
-		sleep 0.3
-		perf_run "$NAME" ours
-		sleep 0.3
+		for a in $(rotated $((r - 1)) "${ALGO_LIST[@]}"); do
+			perf_run "$a"
+			sleep 0.3
+		done
 	done
 elif [ "$PERF" = 1 ]; then
 	PERF_NOTE="perf cannot sample here (perf record -e cpu-clock -a failed)"
@@ -489,14 +549,16 @@ fi
 for p in $FLOWS; do
 	[ "$p" -ne 1 ] || continue
 	for ((r = 1; r <= FLOW_RUNS; r++)); do
-		for algo in cubic "$NAME"; do
-			run_iperf "$algo" "$p" "flows$p" "$r" | show_run | sed "s/^/bench: run $r\/$FLOW_RUNS /" >&2
+		for a in $(rotated $((r - 1)) "${ALGO_LIST[@]}"); do
+			run_iperf "${CC[$a]}" "$p" "flows$p" "$r" | show_run | sed "s/^/bench: round $r\/$FLOW_RUNS /" >&2
 			sleep 0.5
 		done
 	done
-	log "bpf_stats run, $p flows"
-	stats_run "$p" "p$p"
-	sleep 0.5
+	for d in $DATAPATHS; do
+		log "bpf_stats run, $d, $p flows"
+		stats_run "${CC[$d]}" "$p" "$d.p$p"
+		sleep 0.5
+	done
 done
 
 # ---------------------------------------------------------------- the report

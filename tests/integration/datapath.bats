@@ -1,0 +1,149 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The fast datapath (cubicctl load --datapath fast): .cong_control, with the
+# kernel's PRR, pacing rate and restart after idle re-done in BPF. Each test
+# holds it against the kernel's cubic on the same emulated path.
+
+load lib
+
+IDLEFLOW="$BATS_TEST_DIRNAME/idleflow.py"
+SINK_PORT=5400
+
+setup_file() {
+	# 50 Mbit/s, 20 ms (BDP 86 packets), a quarter-BDP buffer: slow start
+	# overshoots and ends in loss recovery
+	path_suite dp 50mbit 20ms 0.25bdp
+	ip netns exec "$P-rcv" /usr/bin/python3 "$IDLEFLOW" sink "$SINK_PORT" >/dev/null 2>&1 &
+	echo $! >"$BATS_FILE_TMPDIR/sink.pid"
+	sleep 0.3
+}
+
+teardown_file() {
+	kill "$(cat "$BATS_FILE_TMPDIR/sink.pid")" 2>/dev/null || true
+	path_stop "$P"
+}
+
+setup() {
+	NAME=$(test_name)
+	TRACE_PID=
+}
+
+teardown() {
+	ip netns exec "$P-snd" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0 2>/dev/null || true
+	instance_teardown "$NAME"
+}
+
+# op OP: what the kernel has in the instance's struct_ops for OP: the program
+# name, or 0 for none
+op() {
+	local id
+	id=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq .id)
+	bpftool -j struct_ops dump id "$id" | grep -o "\"$1\":\"[^\"]*\"" |
+		sed -e 's/.*) //' -e 's/"$//' -e 's/\/prog_id:.*//'
+}
+
+@test "load --datapath fast registers the cong_control ops; status says which" {
+	run "$CUBICCTL" load --name "$NAME" --datapath fast
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"fast datapath"* ]]
+	run "$CUBICCTL" status --name "$NAME"
+	[[ "$output" == *"datapath  fast"* ]]
+	[ "$("$CUBICCTL" -j status --name "$NAME" | jq -r '.instances[0].datapath')" = fast ]
+	# the kernel sees cong_control and neither pkts_acked nor cong_avoid
+	[ "$(op cong_control)" = bc_cong_control ]
+	[ "$(op pkts_acked)" = 0 ]
+	[ "$(op cong_avoid)" = 0 ]
+	[ "$(op set_state)" = bc_set_state_fast ]
+	"$CUBICCTL" unload --name "$NAME"
+	# the default is the exact datapath
+	"$CUBICCTL" load --name "$NAME"
+	[ "$("$CUBICCTL" -j status --name "$NAME" | jq -r '.instances[0].datapath')" = exact ]
+	[ "$(op cong_control)" = 0 ]
+	[ "$(op pkts_acked)" = bc_pkts_acked ]
+	[ "$(op cong_avoid)" = bc_cong_avoid ]
+	[ "$(op set_state)" = bc_set_state ]
+}
+
+@test "load --datapath with a bad value is a usage error and loads nothing" {
+	run "$CUBICCTL" load --name "$NAME" --datapath slow
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'slow' is not one of: exact, fast"* ]]
+	[ "$(echo "$output" | grep -c .)" -eq 1 ]
+	assert_gone "$NAME"
+	run "$CUBICCTL" load --name "$NAME" --datapath
+	[ "$status" -eq 2 ]
+	assert_gone "$NAME"
+}
+
+# idle_run CA IDLE_S: one flow that goes idle; prints its JSON line
+idle_run() {
+	ip netns exec "$P-snd" /usr/bin/python3 "$IDLEFLOW" run 10.77.2.2 "$SINK_PORT" "$1" 1.5 "$2"
+}
+
+@test "restart after idle: the fast datapath cuts cwnd exactly as the kernel does" {
+	"$CUBICCTL" load --name "$NAME" --datapath fast
+	ip netns exec "$P-snd" sysctl -qw net.ipv4.tcp_slow_start_after_idle=1
+	for ca in cubic "$NAME"; do
+		# idle 0.4 s, between one and two RTOs (RTO >= 200 ms): one halving
+		r=$(idle_run "$ca" 0.4)
+		echo "$r"
+		b=$(jq .before.cwnd <<<"$r") a=$(jq .after.cwnd <<<"$r")
+		[ "$b" -gt 20 ]
+		[ "$a" -eq $((b / 2)) ]
+		# ssthresh keeps 3/4 of the old cwnd (tcp_current_ssthresh)
+		[ "$(jq .after.ssthresh <<<"$r")" -ge $((b * 3 / 4)) ]
+		# idle 1.2 s, over 4 RTOs at our 20 ms RTT: down to the initial window
+		r=$(idle_run "$ca" 1.2)
+		echo "$r"
+		[ "$(jq .after.cwnd <<<"$r")" -eq 10 ]
+	done
+	# without net.ipv4.tcp_slow_start_after_idle neither restarts
+	ip netns exec "$P-snd" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
+	for ca in cubic "$NAME"; do
+		r=$(idle_run "$ca" 0.6)
+		echo "$r"
+		[ "$(jq .after.cwnd <<<"$r")" -eq "$(jq .before.cwnd <<<"$r")" ]
+	done
+}
+
+# pacing PCT_LOW PCT_HIGH: ss's pacing_rate of the flow to port 5201 against
+# cwnd x mss / srtt, in percent, sampled mid-flow
+pacing_pct() {
+	ip netns exec "$P-snd" ss -tin dst 10.77.2.2 dport = 5201 |
+		awk '/cwnd:/ {
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^mss:/) { split($i, a, ":"); mss = a[2] }
+				if ($i ~ /^cwnd:/) { split($i, a, ":"); cwnd = a[2] }
+				if ($i ~ /^rtt:/) { split($i, a, "[:/]"); rtt = a[2] }
+				if ($i == "pacing_rate") { r = $(i + 1); sub(/bps/, "", r)
+					m = 1; if (r ~ /K$/) m = 1e3; if (r ~ /M$/) m = 1e6; if (r ~ /G$/) m = 1e9
+					sub(/[KMG]$/, "", r); rate = r * m }
+			}
+		}
+		END { if (mss && cwnd && rtt && rate) printf "%.0f\n", rate / (cwnd * mss * 8 / (rtt / 1000)) * 100 }'
+}
+
+@test "a lossy path: the fast datapath recovers and paces like the kernel's cubic" {
+	"$CUBICCTL" load --name "$NAME" --datapath fast
+	for ca in cubic "$NAME" cubic "$NAME"; do
+		bulk "$P" "$ca" 4 "$BATS_TEST_TMPDIR/$ca.json" &
+		sleep 2.5
+		pct=$(pacing_pct)
+		wait $!
+		gp=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$BATS_TEST_TMPDIR/$ca.json")
+		rt=$(jq '.end.sum_sent.retransmits' "$BATS_TEST_TMPDIR/$ca.json")
+		echo "$ca: ${gp} Mbit/s, $rt retransmits, pacing ${pct}% of cwnd x mss / srtt"
+		echo "$ca $gp $rt $pct" >>"$BATS_TEST_TMPDIR/runs"
+		# the quarter-BDP buffer overflows in slow start: a recovery happened
+		[ "$rt" -gt 0 ]
+		# after slow start the kernel paces at 120 % (tcp_pacing_ca_ratio), 200 %
+		# while cwnd < ssthresh / 2: the fast datapath must keep that up to date
+		[ -n "$pct" ] && [ "$pct" -ge 100 ] && [ "$pct" -le 220 ]
+	done
+	# and it moves as much data: best of two each, within 15 %
+	c=$(awk '$1 == "cubic" && $2 > m { m = $2 } END { print m }' "$BATS_TEST_TMPDIR/runs")
+	f=$(awk -v n="$NAME" '$1 == n && $2 > m { m = $2 } END { print m }' "$BATS_TEST_TMPDIR/runs")
+	[ $((f * 100)) -ge $((c * 85)) ]
+	# the loss ended slow start, counted as such
+	[ "$(counter "$NAME" exit_loss)" -ge 1 ]
+}

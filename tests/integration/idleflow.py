@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""A flow that goes idle: for the restart-after-idle test of datapath.bats.
+
+  idleflow.py sink PORT                       accept connections, discard data
+  idleflow.py run ADDR PORT CA BULK_S IDLE_S  bulk for BULK_S, wait until all
+        is ACKed and IDLE_S more, write 1 kB; prints one JSON line with cwnd
+        and ssthresh (TCP_INFO) before the idle time and right after the write
+"""
+import json
+import socket
+import struct
+import sys
+import time
+
+TCP_INFO_FMT = "8B24I"  # state .. backoff etc., then the u32 fields up to tcpi_snd_cwnd
+
+
+def info(s):
+    raw = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    f = struct.unpack_from(TCP_INFO_FMT, raw)
+    u = f[8:]  # rto, ato, snd_mss, rcv_mss, unacked, sacked, lost, retrans, fackets, ...
+    return {"rto_us": u[0], "unacked": u[4], "ssthresh": u[17], "cwnd": u[18], "ca_state": f[1]}
+
+
+def sink(port):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("0.0.0.0", port))
+    ls.listen(8)
+    while True:
+        c, _ = ls.accept()
+        while c.recv(1 << 20):
+            pass
+        c.close()
+
+
+def run(addr, port, ca, bulk_s, idle_s):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, ca.encode())
+    s.connect((addr, port))
+    buf = b"x" * 65536
+    end = time.monotonic() + bulk_s
+    while time.monotonic() < end:
+        s.send(buf)
+    # everything ACKed, then idle
+    for _ in range(1000):
+        if info(s)["unacked"] == 0:
+            break
+        time.sleep(0.01)
+    before = info(s)
+    time.sleep(idle_s)
+    s.send(b"y" * 1024)
+    after = info(s)
+    s.close()
+    print(json.dumps({"ca": ca, "before": before, "after": after}))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "sink":
+        sink(int(sys.argv[2]))
+    else:
+        run(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]), float(sys.argv[6]))
