@@ -377,6 +377,8 @@ __u32 BPF_PROG(bc_undo_cwnd, struct sock *sk)
  * The fast datapath: .cong_control replaces .pkts_acked + .cong_avoid, and
  * re-does what the kernel then leaves to the congestion control. Each step
  * names the kernel function it stands for (net/ipv4/tcp_input.c, 6.18).
+ * struct net is reached by plain (BTF, CO-RE relocated) loads, not
+ * BPF_CORE_READ(), which would call bpf_probe_read_kernel() on every ACK.
  */
 static __always_inline struct net *sk_net(const struct sock *sk)
 {
@@ -418,8 +420,7 @@ void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struc
 
 		if (cwnd)
 			tp->snd_cwnd = cwnd;
-	} else if (tcp_core_may_raise_cwnd(tp->reordering,
-					   BPF_CORE_READ(net, ipv4.sysctl_tcp_reordering), flag)) {
+	} else if (tcp_core_may_raise_cwnd(tp->reordering, net->ipv4.sysctl_tcp_reordering, flag)) {
 		/* tcp_cong_avoid() */
 		cong_avoid(sk, rs->acked_sacked);
 		tp->snd_cwnd_stamp = tcp_jiffies32();
@@ -431,8 +432,8 @@ void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struc
 	p.ssthresh = tp->snd_ssthresh;
 	p.packets_out = tp->packets_out;
 	p.srtt_us = tp->srtt_us;
-	p.ss_ratio = BPF_CORE_READ(net, ipv4.sysctl_tcp_pacing_ss_ratio);
-	p.ca_ratio = BPF_CORE_READ(net, ipv4.sysctl_tcp_pacing_ca_ratio);
+	p.ss_ratio = net->ipv4.sysctl_tcp_pacing_ss_ratio;
+	p.ca_ratio = net->ipv4.sysctl_tcp_pacing_ca_ratio;
 	p.max_rate = sk->sk_max_pacing_rate;
 	sk->sk_pacing_rate = tcp_core_pacing_rate(&p);
 }
@@ -481,7 +482,7 @@ void BPF_PROG(bc_cwnd_event_fast, struct sock *sk, enum tcp_ca_event event)
 		__s32 idle = (__s32)(now - tp->lsndtime);
 		__u32 rto = ((struct inet_connection_sock *)sk)->icsk_rto;
 
-		if (BPF_CORE_READ(sk_net(sk), ipv4.sysctl_tcp_slow_start_after_idle) &&
+		if (sk_net(sk)->ipv4.sysctl_tcp_slow_start_after_idle &&
 		    !tp->packets_out && idle > (__s32)rto) {
 			__u32 ssthresh = tp->snd_ssthresh;
 			__u32 clamp = tp->snd_cwnd_clamp;

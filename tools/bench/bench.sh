@@ -397,6 +397,7 @@ gbps() { awk '{ printf "%.2f %.2f %.2f\n", $1 / 1e9, $2 / 1e9, $3 / 1e9 }'; }
 f3() { awk '{ printf "%.3f %.3f %.3f\n", $1, $2, $3 }'; }
 
 # Tcp InSegs of the sender's namespace: the ACKs it received.
+# shellcheck disable=SC2016 # the $ are awk's
 in_segs() {
 	ip netns exec "$NS_A" awk '$1 == "Tcp:" && !h { for (i = 1; i <= NF; i++) f[$i] = i; h = 1; next }
 		$1 == "Tcp:" { print $f["InSegs"] }' /proc/net/snmp
@@ -458,6 +459,7 @@ perf_run() {
 
 # ns per ACK of sample classes FIELDS (2 native, 3 body, 4 tramp; "3 4" sums)
 # over the runs in $TMP/perf.TAG
+# shellcheck disable=SC2317 # called from the report's cells
 perf_ns() {
 	awk -v fr="$PERF_FREQ" -v flds="$2" 'BEGIN { n = split(flds, f, " ") }
 		{ for (i = 1; i <= n; i++) smp += $(f[i]); acks += $5 }
@@ -465,6 +467,7 @@ perf_ns() {
 }
 
 # sum of column COL over the runs in $TMP/perf.TAG
+# shellcheck disable=SC2317 # called from the report's cells
 perf_sum() {
 	awk -v c="$2" '{ s += $c } END { printf "%.0f", s }' "$TMP/perf.$1"
 }
@@ -563,18 +566,24 @@ done
 
 # ---------------------------------------------------------------- the report
 
-read -r c_med c_min c_max < <(col main cubic 5 | mmm | gbps)
-read -r o_med o_min o_max < <(col main "$NAME" 5 | mmm | gbps)
-read -r r_med r_min r_max < <(ratios main | mmm | f3)
-read -r cp_c _ _ < <(cpu_per_gb main cubic 9 | mmm)
-read -r cp_o _ _ < <(cpu_per_gb main "$NAME" 9 | mmm)
-read -r cs_c _ _ < <(cpu_per_gb main cubic 10 | mmm)
-read -r cs_o _ _ < <(cpu_per_gb main "$NAME" 10 | mmm)
-read -r rt_c _ _ < <(col main cubic 8 | mmm)
-read -r rt_o _ _ < <(col main "$NAME" 8 | mmm)
-NS_ACK=$(ns_per_ack p1)
-NS_ACK_TRACE=
-[ -n "$TRACE_NOTE" ] || NS_ACK_TRACE=$(ns_per_ack trace)
+# Medians (and min, max) per algorithm and per datapath.
+declare -A G_MED G_MIN G_MAX R_MED R_MIN R_MAX CP CS RT NS_ACK NS_ACK_TRACE
+for a in "${ALGO_LIST[@]}"; do
+	read -r m lo hi < <(col main "$a" 5 | mmm | gbps)
+	G_MED[$a]=$m G_MIN[$a]=$lo G_MAX[$a]=$hi
+	read -r m _ _ < <(cpu_per_gb main "$a" 9 | mmm)
+	CP[$a]=$m
+	read -r m _ _ < <(cpu_per_gb main "$a" 10 | mmm)
+	CS[$a]=$m
+	read -r m _ _ < <(col main "$a" 8 | mmm)
+	RT[$a]=$m
+done
+for d in $DATAPATHS; do
+	read -r m lo hi < <(ratios main "$d" | mmm | f3)
+	R_MED[$d]=$m R_MIN[$d]=$lo R_MAX[$d]=$hi
+	NS_ACK[$d]=$(ns_per_ack "$d.p1")
+	NS_ACK_TRACE[$d]=${TRACE_NOTE[$d]:-$(ns_per_ack "$d.trace")}
+done
 
 CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 HYPER=$(lscpu 2>/dev/null | awk -F': *' '/^Hypervisor vendor/ { print ", " $2 " guest" }')
@@ -585,6 +594,43 @@ fi
 
 ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else printf "n/a" }'; }
 
+# per_algo CMD ARGS...: " X | Y | Z |", X = CMD ARGS cubic, Y = CMD ARGS exact, ...
+per_algo() {
+	local a
+	for a in "${ALGO_LIST[@]}"; do printf ' %s |' "$("$@" "$a")"; done
+}
+# per_dp CMD ARGS...: the same over the datapaths only
+per_dp() {
+	local d
+	for d in $DATAPATHS; do printf ' %s |' "$("$@" "$d")"; done
+}
+# per_dp_slash CMD ARGS...: "X / Y", X = CMD ARGS exact, Y = CMD ARGS fast
+per_dp_slash() {
+	local d sep=
+	for d in $DATAPATHS; do printf '%s%s' "$sep" "$("$@" "$d")"; sep=' / '; done
+}
+# The cells of the perf table (p_*) and of the many-flows table (f_*), called
+# through per_algo and per_dp: the algorithm comes last.
+# shellcheck disable=SC2317
+{
+	p_ns() { perf_ns "$2" "$1"; }
+	p_bold() { printf '**%s**' "$(perf_ns "$2" "$1")"; }
+	p_sum() { perf_sum "$2" "$1"; }
+	p_counted() { printf '%s + %s + %s / %s' "$(perf_sum "$1" 2)" "$(perf_sum "$1" 3)" "$(perf_sum "$1" 4)" "$(perf_sum "$1" 1)"; }
+	p_gbps() { awk '{ s += $7 } END { printf "%.2f", s / NR / 1e9 }' "$TMP/perf.$1"; }
+	f_gbps() { col "$1" "$2" 5 | mmm | gbps | cut -d' ' -f1; }
+	f_ratio() { ratios "$1" "$2" | mmm | f3 | cut -d' ' -f1; }
+	f_ns() { ns_per_ack "$2.$1"; }
+	f_acks() { acks_per_s "$2.$1"; }
+	f_share() { bpf_cpu_share "$2.$1"; }
+}
+fmt3() { printf '%.3f' "$1"; }
+
+# instances and the labels of the columns
+INSTANCES=$(for d in $DATAPATHS; do echo "${CC[$d]} ($d datapath)"; done | paste -sd, - | sed 's/,/, /g')
+DP_SLASH=${DATAPATHS// / \/ }
+ALGO_LABELS=$(for a in "${ALGO_LIST[@]}"; do echo "${LABEL[$a]% (kernel)}"; done | paste -sd/ - | sed 's|/| / |g')
+
 {
 	echo "## bpf_cubic datapath benchmark"
 	echo
@@ -594,73 +640,111 @@ ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; e
 	echo "- command: \`$CMDLINE\`"
 	echo "- source: $COMMIT; iperf3 $(iperf3 --version | awk 'NR == 1 { print $2 }'), bpftool $(bpftool version | awk 'NR == 1 { print $2 }')"
 	echo "- path: two namespaces, one veth pair, no shaping (CPU-bound), namespace default reno," \
-		"tcp_rmem/tcp_wmem max 64 MiB, TSO/GSO/GRO $OFFLOAD; instance $NAME with default tunables"
+		"tcp_rmem/tcp_wmem max 64 MiB, TSO/GSO/GRO $OFFLOAD; instances $INSTANCES with default tunables"
 	echo "- machine load: loadavg $LOAD_START at start, $(cut -d' ' -f1-3 /proc/loadavg) at end;" \
 		"other tcp_congestion_ops struct_ops maps loaded: $OTHER_CC"
-	echo "- runs: $RUNS of each, ${DURATION} s each, alternating cubic / bpf_cubic;" \
-		"kernel.bpf_stats_enabled=$STATS_PREV during goodput runs, 1 only in the bpf_stats runs"
+	echo "- runs: $RUNS rounds, ${DURATION} s per run; a round runs $ALGO_LABELS once each," \
+		"the order rotating from round to round; kernel.bpf_stats_enabled=$STATS_PREV during goodput runs," \
+		"1 only in the bpf_stats runs"
 	echo
 	echo "### Goodput, 1 flow"
 	echo
 	echo "| | median | min | max |"
 	echo "|---|---:|---:|---:|"
-	echo "| cubic (kernel), Gbit/s | $c_med | $c_min | $c_max |"
-	echo "| bpf_cubic, Gbit/s | $o_med | $o_min | $o_max |"
-	echo "| **ratio bpf_cubic / cubic** (run i / run i) | **$r_med** | $r_min | $r_max |"
+	for a in "${ALGO_LIST[@]}"; do
+		echo "| ${LABEL[$a]}, Gbit/s | ${G_MED[$a]} | ${G_MIN[$a]} | ${G_MAX[$a]} |"
+	done
+	for d in $DATAPATHS; do
+		echo "| **ratio ${LABEL[$d]} / cubic** (round i / round i) | **${R_MED[$d]}** | ${R_MIN[$d]} | ${R_MAX[$d]} |"
+	done
 	echo
-	echo "Retransmitted segments per run (median): cubic $rt_c, bpf_cubic $rt_o."
+	echo "Retransmitted segments per run (median): $(for a in "${ALGO_LIST[@]}"; do
+		echo "${LABEL[$a]% (kernel)} ${RT[$a]}"; done | paste -sd, - | sed 's/,/, /g')."
 	echo
-	echo "| pair | cubic Gbit/s | bpf_cubic Gbit/s | ratio | cubic CPU s/GB | bpf_cubic CPU s/GB |"
-	echo "|---:|---:|---:|---:|---:|---:|"
-	paste <(col main cubic 5) <(col main "$NAME" 5) <(cpu_per_gb main cubic 9) <(cpu_per_gb main "$NAME" 9) |
-		awk '{ printf "| %d | %.2f | %.2f | %.3f | %.3f | %.3f |\n", NR, $1 / 1e9, $2 / 1e9, $2 / $1, $3, $4 }'
+	printf '| round |'
+	for a in "${ALGO_LIST[@]}"; do printf ' %s Gbit/s |' "$a"; done
+	for d in $DATAPATHS; do printf ' %s / cubic |' "$d"; done
+	for a in "${ALGO_LIST[@]}"; do printf ' %s CPU s/GB |' "$a"; done
+	echo
+	printf '|---:|'
+	for _ in "${ALGO_LIST[@]}" $DATAPATHS "${ALGO_LIST[@]}"; do printf -- '---:|'; done
+	echo
+	for a in "${ALGO_LIST[@]}"; do
+		col main "$a" 5 >"$TMP/round.g.$a"
+		cpu_per_gb main "$a" 9 >"$TMP/round.c.$a"
+	done
+	paste "${ALGO_LIST[@]/#/$TMP/round.g.}" "${ALGO_LIST[@]/#/$TMP/round.c.}" |
+		awk -v n="${#ALGO_LIST[@]}" '{
+			printf "| %d |", NR
+			for (i = 1; i <= n; i++) printf " %.2f |", $i / 1e9
+			for (i = 2; i <= n; i++) printf " %s |", ($1 > 0 ? sprintf("%.3f", $i / $1) : "n/a")
+			for (i = n + 1; i <= 2 * n; i++) printf " %.3f |", $i
+			print ""
+		}'
 	echo
 	echo "### CPU time per GB sent (1 flow, median of runs)"
 	echo
-	echo "| CPU seconds per 10^9 bytes | cubic | bpf_cubic | ratio |"
-	echo "|---|---:|---:|---:|"
-	printf '| iperf3 processes (sender + receiver, `cpu_utilization_percent` host_total + remote_total) | %.3f | %.3f | %s |\n' \
-		"$cp_c" "$cp_o" "$(ratio_of "$cp_o" "$cp_c")"
-	printf '| whole machine (`/proc/stat` user+nice+system+irq+softirq, all CPUs, other tenants included) | %.3f | %.3f | %s |\n' \
-		"$cs_c" "$cs_o" "$(ratio_of "$cs_o" "$cs_c")"
-	echo
-	echo "### BPF run time per callback (bpf_stats, one ${DURATION} s run of bpf_cubic, 1 flow)"
-	echo
-	echo "| program | calls | calls per ACK | ns per call | ns per ACK |"
-	echo "|---|---:|---:|---:|---:|"
-	awk '$1 == "bc_pkts_acked" { acks = $2 } { n[NR] = $1; c[NR] = $2; t[NR] = $3 }
-		END {
-			split("bc_pkts_acked bc_cong_avoid bc_cwnd_event bc_set_state bc_recalc_ssthresh bc_undo_cwnd bc_init bc_release", order)
-			for (o = 1; o in order; o++)
+	echo "| CPU seconds per 10^9 bytes |$(for a in "${ALGO_LIST[@]}"; do printf ' %s |' "$a"; done)$(
+		for d in $DATAPATHS; do printf ' %s / cubic |' "$d"; done)"
+	echo "|---|$(for _ in "${ALGO_LIST[@]}" $DATAPATHS; do printf -- '---:|'; done)"
+	for v in CP CS; do
+		declare -n cpu=$v
+		if [ "$v" = CP ]; then
+			printf '%s' "| iperf3 processes (sender + receiver, \`cpu_utilization_percent\` host_total + remote_total) |"
+		else
+			printf '%s' "| whole machine (\`/proc/stat\` user+nice+system+irq+softirq, all CPUs, other tenants included) |"
+		fi
+		for a in "${ALGO_LIST[@]}"; do printf ' %.3f |' "${cpu[$a]}"; done
+		for d in $DATAPATHS; do printf ' %s |' "$(ratio_of "${cpu[$d]}" "${cpu[cubic]}")"; done
+		echo
+		declare +n cpu
+	done
+	for d in $DATAPATHS; do
+		ack=$(ack_prog "$d.p1")
+		echo
+		echo "### BPF run time per callback, ${LABEL[$d]} (bpf_stats, one ${DURATION} s run of ${CC[$d]}, 1 flow)"
+		echo
+		echo "| program | calls | calls per ACK | ns per call | ns per ACK |"
+		echo "|---|---:|---:|---:|---:|"
+		awk -v ack="$ack" '$1 == ack { acks = $2 } { n[NR] = $1; c[NR] = $2; t[NR] = $3 }
+			END {
+				# the per-ACK program first, then the other callbacks of either datapath
+				split(ack " bc_cong_avoid bc_cwnd_event bc_cwnd_event_fast bc_set_state bc_set_state_fast" \
+					" bc_recalc_ssthresh bc_undo_cwnd bc_init bc_release", order)
+				for (o = 1; o in order; o++)
+					for (i = 1; i <= NR; i++)
+						if (n[i] == order[o] && !done[i]) { row(i); done[i] = 1 }
 				for (i = 1; i <= NR; i++)
-					if (n[i] == order[o]) { row(i); done[i] = 1 }
-			for (i = 1; i <= NR; i++)
-				if (!done[i]) row(i)
-			printf "| **all programs** | %d | %.3f | | **%.0f** |\n", tc, acks ? tc / acks : 0, acks ? tt / acks : 0
-		}
-		function row(i) {
-			tc += c[i]; tt += t[i]
-			printf "| %s | %d | %.3f | %s | %.1f |\n", n[i], c[i], acks ? c[i] / acks : 0,
-				c[i] ? sprintf("%.0f", t[i] / c[i]) : "-", acks ? t[i] / acks : 0
-		}' "$TMP/stats.p1"
-	echo
-	echo "ACK = one call of bc_pkts_acked (the kernel calls pkts_acked once per incoming ACK" \
-		"that reaches tcp_clean_rtx_queue). ns per ACK = sum of run_time_ns over all programs" \
-		"/ bc_pkts_acked run_cnt. $(acks_per_s p1) ACKs/s; our programs took" \
-		"$(bpf_cpu_share p1) of the iperf3 processes' CPU time in that run." \
-		"run_time_ns spans the program from the trampoline's clock read to the next one, so it" \
-		"includes one sched_clock() call per program run and leaves out the rest of the trampoline."
+					if (!done[i]) row(i)
+				printf "| **all programs** | %d | %.3f | | **%.0f** |\n", tc, acks ? tc / acks : 0, acks ? tt / acks : 0
+			}
+			function row(i) {
+				tc += c[i]; tt += t[i]
+				printf "| %s | %d | %.3f | %s | %.1f |\n", n[i], c[i], acks ? c[i] / acks : 0,
+					c[i] ? sprintf("%.0f", t[i] / c[i]) : "-", acks ? t[i] / acks : 0
+			}' "$TMP/stats.$d.p1"
+		echo
+		if [ "$ack" = bc_cong_control ]; then
+			printf '%s' "ACK = one call of bc_cong_control: the kernel calls cong_control once per ACK" \
+				" that reaches tcp_cong_control."
+		else
+			printf '%s' "ACK = one call of bc_pkts_acked (the kernel calls pkts_acked once per incoming ACK" \
+				" that reaches tcp_clean_rtx_queue)."
+		fi
+		echo " ns per ACK = sum of run_time_ns over all programs / $ack run_cnt." \
+			"$(acks_per_s "$d.p1") ACKs/s; our programs took $(bpf_cpu_share "$d.p1") of the iperf3" \
+			"processes' CPU time in that run. run_time_ns spans the program from the trampoline's clock" \
+			"read to the next one, so it includes one sched_clock() call per program run and leaves out" \
+			"the rest of the trampoline."
+	done
 	echo
 	echo "### With tracing"
 	echo
-	echo "| | ns per ACK |"
-	echo "|---|---:|"
-	echo "| no trace | $NS_ACK |"
-	if [ -n "$TRACE_NOTE" ]; then
-		echo "| \`cubicctl trace --name NAME --json > /dev/null\` running | $TRACE_NOTE |"
-	else
-		echo "| \`cubicctl trace --name NAME --json > /dev/null\` running | $NS_ACK_TRACE |"
-	fi
+	echo "| ns per ACK | no trace | \`cubicctl trace --name NAME --json > /dev/null\` running |"
+	echo "|---|---:|---:|"
+	for d in $DATAPATHS; do
+		echo "| ${LABEL[$d]} | ${NS_ACK[$d]} | ${NS_ACK_TRACE[$d]} |"
+	done
 	if [ "$PERF" = 1 ]; then
 		echo
 		echo "### Where the time goes: perf profile (1 flow, $PERF_RUNS runs of each, bpf_stats off)"
@@ -668,42 +752,48 @@ ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; e
 		if [ -n "$PERF_NOTE" ]; then
 			echo "n/a: $PERF_NOTE."
 		else
-			echo "| ns per ACK | cubic runs | bpf_cubic runs |"
-			echo "|---|---:|---:|"
-			echo "| kernel cubic (\`cubictcp_*\`, \`bictcp_*\` and what they call) | $(perf_ns cubic 2) | $(perf_ns ours 2) |"
-			echo "| bpf_cubic programs (\`bpf_prog_*_bc_*\` and what they call) | $(perf_ns cubic 3) | $(perf_ns ours 3) |"
-			echo "| struct_ops trampoline (\`__bpf_prog_enter/exit\`, the trampoline code) | $(perf_ns cubic 4) | $(perf_ns ours 4) |"
-			echo "| **congestion control, total** | **$(perf_ns cubic "2 3 4")** | **$(perf_ns ours "2 3 4")** |"
-			echo "| samples counted (cubic + programs + trampoline) / all samples | $(perf_sum cubic 2) + $(perf_sum cubic 3) + $(perf_sum cubic 4) / $(perf_sum cubic 1) | $(perf_sum ours 2) + $(perf_sum ours 3) + $(perf_sum ours 4) / $(perf_sum ours 1) |"
-			echo "| such samples outside our namespaces' processes (not counted) | $(perf_sum cubic 8) | $(perf_sum ours 8) |"
-			echo "| ACKs (Tcp InSegs of the sender) | $(perf_sum cubic 5) | $(perf_sum ours 5) |"
-			echo "| goodput while profiled, Gbit/s (mean) | $(awk '{ s += $7 } END { printf "%.2f", s / NR / 1e9 }' "$TMP/perf.cubic") | $(awk '{ s += $7 } END { printf "%.2f", s / NR / 1e9 }' "$TMP/perf.ours") |"
+			echo "| ns per ACK |$(for a in "${ALGO_LIST[@]}"; do printf ' %s runs |' "$a"; done)"
+			echo "|---|$(for _ in "${ALGO_LIST[@]}"; do printf -- '---:|'; done)"
+			echo "| kernel cubic (\`cubictcp_*\`, \`bictcp_*\` and what they call) |$(per_algo p_ns 2)"
+			echo "| bpf_cubic programs (\`bpf_prog_*_bc_*\` and what they call) |$(per_algo p_ns 3)"
+			echo "| struct_ops trampoline (\`__bpf_prog_enter/exit\`, the trampoline code) |$(per_algo p_ns 4)"
+			echo "| **congestion control, total** |$(per_algo p_bold "2 3 4")"
+			echo "| samples counted (cubic + programs + trampoline) / all samples |$(per_algo p_counted)"
+			echo "| such samples outside our namespaces' processes (not counted) |$(per_algo p_sum 8)"
+			echo "| ACKs (Tcp InSegs of the sender) |$(per_algo p_sum 5)"
+			echo "| goodput while profiled, Gbit/s (mean) |$(per_algo p_gbps)"
 			echo
 			echo "\`perf record -e cpu-clock -F $PERF_FREQ -a -g\`; a sample counts when it was taken in a process" \
 				"of our two namespaces (on veth, the TCP receive path runs in softirq in the context of" \
 				"the process that sent the packet) and one of its 4 innermost frames is the kernel's cubic," \
 				"a bpf_cubic program or the struct_ops trampoline under a tcp_* caller;" \
 				"ns per ACK = samples x $((1000000000 / PERF_FREQ)) ns / ACKs. This costs nothing per call" \
-				"(bpf_stats does) and sees the kernel's cubic the same way as ours. The off-diagonal" \
-				"cells should be 0."
+				"(bpf_stats does) and sees the kernel's cubic the same way as ours. The kernel cubic row" \
+				"should be 0 in the bpf_cubic columns, and the bpf_cubic rows 0 in the cubic column." \
+				"The exact datapath goes through the trampoline twice per ACK (pkts_acked, cong_avoid), the" \
+				"fast one once (cong_control); the fast datapath's programs also do what tcp_cong_control()" \
+				"does around cong_avoid for the others (PRR in recovery, the pacing rate), which for cubic" \
+				"and exact is kernel code outside these rows."
 		fi
 	fi
 	if [ -n "$FLOWS" ]; then
 		echo
 		echo "### Many flows (iperf3 -P; above 128, several clients and servers)"
 		echo
-		echo "| flows | runs | cubic Gbit/s | bpf_cubic Gbit/s | ratio (median of pairs) | ns per ACK | ACKs/s | BPF share of process CPU |"
-		echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+		printf '| flows | runs |'
+		for a in "${ALGO_LIST[@]}"; do printf ' %s Gbit/s |' "$a"; done
+		for d in $DATAPATHS; do printf ' ratio %s (median of rounds) |' "$d"; done
+		for d in $DATAPATHS; do printf ' ns per ACK %s |' "$d"; done
+		echo " ACKs/s ($DP_SLASH) | BPF share of process CPU ($DP_SLASH) |"
+		echo "|---:|---:|$(for _ in "${ALGO_LIST[@]}" $DATAPATHS $DATAPATHS 1 2; do printf -- '---:|'; done)"
 		for p in $FLOWS; do
 			if [ "$p" -eq 1 ]; then
 				kind=main tag=p1 n=$RUNS
 			else
 				kind=flows$p tag=p$p n=$FLOW_RUNS
 			fi
-			read -r fc _ _ < <(col "$kind" cubic 5 | mmm | gbps)
-			read -r fo _ _ < <(col "$kind" "$NAME" 5 | mmm | gbps)
-			read -r fr _ _ < <(ratios "$kind" | mmm | f3)
-			echo "| $p | $n | $fc | $fo | $fr | $(ns_per_ack "$tag") | $(acks_per_s "$tag") | $(bpf_cpu_share "$tag") |"
+			echo "| $p | $n |$(per_algo f_gbps "$kind")$(per_dp f_ratio "$kind")$(per_dp f_ns "$tag")" \
+				"$(per_dp_slash f_acks "$tag") | $(per_dp_slash f_share "$tag") |"
 		done
 	fi
 } >"$TMP/report.md"
@@ -711,29 +801,53 @@ ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; e
 cat "$TMP/report.md"
 [ -z "$OUT" ] || cp "$TMP/report.md" "$OUT"
 
-if [ -n "$JSON" ]; then
+# dp_json DATAPATH: the key figures of one datapath, as a JSON object
+dp_json() {
+	local d=$1 flows_json
 	flows_json=$(for p in $FLOWS; do
 		if [ "$p" -eq 1 ]; then kind=main tag=p1; else kind=flows$p tag=p$p; fi
-		fr=$(ratios "$kind" | mmm | awk '{ print $1 }')
-		echo "{\"flows\": $p, \"ratio_median\": $fr, \"ns_per_ack\": \"$(ns_per_ack "$tag")\"}"
+		echo "{\"flows\": $p, \"ratio_median\": $(ratios "$kind" "$d" | mmm | awk '{ print $1 }')," \
+			"\"gbps_median\": $(f_gbps "$kind" "$d"), \"ns_per_ack\": \"$(ns_per_ack "$d.$tag")\"}"
 	done | jq -s .)
+	jq -n --arg name "${CC[$d]}" --arg datapath "$d" --arg ack "$(ack_prog "$d.p1")" \
+		--argjson r_med "${R_MED[$d]}" --argjson r_min "${R_MIN[$d]}" --argjson r_max "${R_MAX[$d]}" \
+		--argjson g_med "${G_MED[$d]}" --argjson cp "$(fmt3 "${CP[$d]}")" --argjson cs "$(fmt3 "${CS[$d]}")" \
+		--arg ns_ack "${NS_ACK[$d]}" --arg ns_ack_trace "${NS_ACK_TRACE[$d]}" \
+		--argjson goodput "[$(col main "$d" 5 | paste -sd, -)]" \
+		--argjson flows "$flows_json" \
+		'{name: $name, datapath: $datapath, per_ack_program: $ack,
+		  ratio: {median: $r_med, min: $r_min, max: $r_max}, gbps_median: $g_med,
+		  goodput_bps: $goodput, cpu_s_per_gb: {processes: $cp, machine: $cs},
+		  ns_per_ack: $ns_ack, ns_per_ack_trace: $ns_ack_trace, flows: $flows}'
+}
+
+if [ -n "$JSON" ]; then
+	dps_json=$(for d in $DATAPATHS; do dp_json "$d" | jq --arg d "$d" '{($d): .}'; done | jq -s 'add')
+	# the top-level keys of a bench without datapaths (name, ratio, ...) are the exact datapath's
 	jq -n --arg name "$NAME" --arg ns_a "$NS_A" --arg ns_b "$NS_B" \
 		--argjson runs "$RUNS" --argjson duration "$DURATION" \
-		--argjson r_med "$r_med" --argjson r_min "$r_min" --argjson r_max "$r_max" \
-		--argjson c_med "$c_med" --argjson o_med "$o_med" \
-		--arg ns_ack "$NS_ACK" --arg ns_ack_trace "${NS_ACK_TRACE:-$TRACE_NOTE}" \
+		--argjson datapaths "$(jq -cn --arg d "$DATAPATHS" '$d | split(" ")')" \
+		--argjson c_med "${G_MED[cubic]}" --argjson cp "$(fmt3 "${CP[cubic]}")" --argjson cs "$(fmt3 "${CS[cubic]}")" \
 		--argjson goodput_cubic "[$(col main cubic 5 | paste -sd, -)]" \
-		--argjson goodput_ours "[$(col main "$NAME" 5 | paste -sd, -)]" \
-		--argjson flows "$flows_json" \
+		--argjson dp "$dps_json" \
 		'{name: $name, namespaces: [$ns_a, $ns_b], runs: $runs, duration_s: $duration,
-		  ratio: {median: $r_med, min: $r_min, max: $r_max},
-		  gbps_median: {cubic: $c_med, bpf_cubic: $o_med},
-		  goodput_bps: {cubic: $goodput_cubic, bpf_cubic: $goodput_ours},
-		  ns_per_ack: $ns_ack, ns_per_ack_trace: $ns_ack_trace, flows: $flows}' >"$JSON"
+		  datapaths: $datapaths,
+		  ratio: $dp.exact.ratio,
+		  gbps_median: {cubic: $c_med, bpf_cubic: $dp.exact.gbps_median},
+		  goodput_bps: {cubic: $goodput_cubic, bpf_cubic: $dp.exact.goodput_bps},
+		  ns_per_ack: $dp.exact.ns_per_ack, ns_per_ack_trace: $dp.exact.ns_per_ack_trace,
+		  flows: $dp.exact.flows,
+		  cubic: {gbps_median: $c_med, goodput_bps: $goodput_cubic,
+		          cpu_s_per_gb: {processes: $cp, machine: $cs}}} + $dp' >"$JSON"
 fi
 
-if [ -n "$MIN_RATIO" ] && awk -v r="$r_med" -v m="$MIN_RATIO" 'BEGIN { exit !(r < m) }'; then
-	echo "bench.sh: median goodput ratio $r_med is below $MIN_RATIO" >&2
-	exit 3
+rc=0
+if [ -n "$MIN_RATIO" ]; then
+	for d in $DATAPATHS; do
+		if awk -v r="${R_MED[$d]}" -v m="$MIN_RATIO" 'BEGIN { exit !(r < m) }'; then
+			echo "bench.sh: median goodput ratio ${LABEL[$d]} / cubic ${R_MED[$d]} is below $MIN_RATIO" >&2
+			rc=3
+		fi
+	done
 fi
-exit 0
+exit "$rc"
