@@ -45,7 +45,7 @@ UNIT_LIBSRC := src/tunables.c src/json.c
 
 .PHONY: all deps load unload test test-unit test-integration eval eval-quick bench vmlinux clean
 
-all: cubicctl emu
+all: cubicctl emu $(OUT)/floor.bpf.o
 
 -include tools/emu/emu.mk
 emu: $(EMU_BIN)
@@ -70,6 +70,15 @@ deps: $(DEPS_BUILD) $(DEPS_TEST)
 $(OUT)/bpf_cubic.tmp.o: bpf/bpf_cubic.bpf.c $(wildcard include/*.h) vmlinux.h | $(DEPS_BUILD)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# bench.sh --floor: a BPF Reno of kfunc calls, the struct_ops dispatch floor
+$(OUT)/floor.tmp.o: tools/bench/floor.bpf.c vmlinux.h | $(DEPS_BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/floor.bpf.o: $(OUT)/floor.tmp.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
 
 $(OUT)/bpf_cubic.bpf.o: $(OUT)/bpf_cubic.tmp.o
 	$(call msg,GEN-OBJ,$@)

@@ -16,6 +16,7 @@
 #                             [--flow-runs N] [--quick] [--out FILE] [--json FILE]
 #                             [--name NAME] [--datapaths "exact fast"]
 #                             [--min-ratio R] [--no-perf] [--offload on|off] [--cpus C,S|off]
+#                             [--floor]
 # See tools/bench/README.md. Needs root, ./cubicctl built (make), iperf3, jq, bpftool.
 set -Eeuo pipefail
 
@@ -47,6 +48,9 @@ usage() {
   --min-ratio R   exit 3 if the median goodput ratio bpf_cubic/cubic of either
                   datapath is below R
   --no-perf       skip the perf profile (2 more runs of each; off with --quick)
+  --floor         also profile the kernel's reno against a BPF Reno of kfunc
+                  calls (build/floor.bpf.o, registered as bc_floor_reno for the
+                  runs): the cost of the struct_ops dispatch alone
   --offload on|off  TSO/GSO/GRO on the veth pair (default on); off makes every
                   segment a packet (several times the CPU per byte)
   --cpus C,S|off  pin the iperf3 client to CPU C and the server to CPU S
@@ -70,7 +74,7 @@ log() {
 CMDLINE=$(printf '%q ' "$0" "$@")
 CMDLINE=${CMDLINE% }
 unset FLOWS
-RUNS='' DURATION='' FLOW_RUNS='' OUT='' JSON='' NAME='' MIN_RATIO='' QUICK=0 PERF='' OFFLOAD=on CPUS=
+RUNS='' DURATION='' FLOW_RUNS='' OUT='' JSON='' NAME='' MIN_RATIO='' QUICK=0 PERF='' OFFLOAD=on CPUS=0,0 FLOOR=0
 DATAPATHS_ARG='exact fast'
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -85,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--min-ratio) MIN_RATIO=${2:?--min-ratio needs a value}; shift ;;
 	--quick) QUICK=1 ;;
 	--no-perf) PERF=0 ;;
+	--floor) FLOOR=1 ;;
 	--offload) OFFLOAD=${2:?--offload needs on or off}; shift ;;
 	--cpus) CPUS=${2:?--cpus needs C,S or off}; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -124,8 +129,11 @@ done
 ALGOS="cubic $DATAPATHS"
 read -ra ALGO_LIST <<<"$ALGOS"
 # the congestion control each algorithm runs as (iperf3 -C), and its label
-declare -A CC=([cubic]=cubic [exact]="$NAME" [fast]="$NAME_FAST")
+declare -A CC=([cubic]=cubic [exact]="$NAME" [fast]="$NAME_FAST" [reno]=reno [floor]=bc_floor_reno)
 declare -A LABEL=([cubic]="cubic (kernel)" [exact]="bpf_cubic exact" [fast]="bpf_cubic fast")
+# --floor: a BPF Reno of kfunc calls (tools/bench/floor.bpf.c), against the kernel's reno
+FLOOR_OBJ=$REPO/build/floor.bpf.o
+FLOOR_MAP=bc_floor
 [ "$CPUS" != off ] || CPUS=
 if [ -n "$CPUS" ]; then
 	[[ $CPUS =~ ^[0-9]+,[0-9]+$ ]] || { echo "bench.sh: --cpus: '$CPUS' is not C,S (two CPU numbers) or off" >&2; exit 2; }
@@ -153,6 +161,11 @@ registered() { tr ' ' '\n' <"$AVAILABLE" | grep -qx "$1"; }
 for d in $DATAPATHS; do
 	! registered "${CC[$d]}" || die "${CC[$d]} is already registered; pick another --name"
 done
+if [ "$FLOOR" = 1 ]; then
+	[ "$PERF" = 1 ] || die "--floor needs the perf profile (it is off with --no-perf and --quick)"
+	[ -f "$FLOOR_OBJ" ] || die "$FLOOR_OBJ is missing; run make first"
+	! registered "${CC[floor]}" || die "${CC[floor]} is already registered (another bench.sh --floor?)"
+fi
 for ns in "$NS_A" "$NS_B"; do
 	[ ! -e "/run/netns/$ns" ] || die "namespace $ns already exists; pick another --name"
 done
@@ -165,6 +178,7 @@ STATS_PREV=$(cat "$STATS_SYSCTL")
 STATS_TOUCHED=0
 TRACE_PID=
 PERF_PID=
+FLOOR_REG=0
 NOFILE_PREV=$(ulimit -n)
 
 # shellcheck disable=SC2317 # called from the EXIT trap
@@ -195,6 +209,10 @@ cleanup() {
 			"$CUBICCTL" unload --name "$inst" --force >/dev/null 2>&1 ||
 			echo "bench.sh: could not unload $inst" >&2
 	done
+	if [ "$FLOOR_REG" = 1 ]; then
+		bpftool struct_ops unregister name "$FLOOR_MAP" >/dev/null 2>&1 ||
+			echo "bench.sh: could not unregister ${CC[floor]} (bpftool struct_ops unregister name $FLOOR_MAP)" >&2
+	fi
 	if [ "$STATS_TOUCHED" = 1 ]; then
 		echo "$STATS_PREV" >"$STATS_SYSCTL" 2>/dev/null ||
 			echo "bench.sh: could not restore kernel.bpf_stats_enabled=$STATS_PREV" >&2
@@ -458,7 +476,7 @@ perf_run() {
 			for (i = 2; i <= NF && n < 4; i++) { split($i, f, " "); if (f[2] != "") s[++n] = f[2] }
 			for (i = 1; i <= n; i++) if (s[i] ~ /^_*tcp_/) tcp = 1
 			for (i = 1; i <= n && cls == ""; i++) {
-				if (s[i] ~ /^(cubictcp_|bictcp_)/) cls = "native"
+				if (s[i] ~ /^(cubictcp_|bictcp_|tcp_reno_)/) cls = "native"
 				else if (s[i] ~ /^bpf_prog_[0-9a-f]+_bc_/) cls = "body"
 				else if (tcp && (s[i] ~ /^__bpf_prog_(enter|exit)/ || s[i] == "[unknown]")) cls = "tramp"
 			}
@@ -559,6 +577,20 @@ if [ "$PERF" = 1 ] && perf_works; then
 	done
 elif [ "$PERF" = 1 ]; then
 	PERF_NOTE="perf cannot sample here (perf record -e cpu-clock -a failed)"
+fi
+
+if [ "$FLOOR" = 1 ] && [ -z "$PERF_NOTE" ]; then
+	log "dispatch floor: kernel reno against ${CC[floor]}"
+	FLOOR_REG=1
+	bpftool struct_ops register "$FLOOR_OBJ" >/dev/null || die "bpftool struct_ops register $FLOOR_OBJ failed"
+	for ((r = 1; r <= PERF_RUNS; r++)); do
+		for a in $(rotated $((r - 1)) reno floor); do
+			perf_run "$a"
+			sleep 0.3
+		done
+	done
+	bpftool struct_ops unregister name "$FLOOR_MAP" >/dev/null || die "could not unregister ${CC[floor]}"
+	FLOOR_REG=0
 fi
 
 for p in $FLOWS; do
@@ -787,6 +819,24 @@ ALGO_LABELS=$(for a in "${ALGO_LIST[@]}"; do echo "${LABEL[$a]% (kernel)}"; done
 				"fast one once (cong_control); the fast datapath's programs also do what tcp_cong_control()" \
 				"does around cong_avoid for the others (PRR in recovery, the pacing rate), which for cubic" \
 				"and exact is kernel code outside these rows."
+		fi
+		if [ "$FLOOR" = 1 ] && [ -z "$PERF_NOTE" ]; then
+			echo
+			echo "### The dispatch floor: the kernel's reno against a BPF Reno of kfunc calls (perf, $PERF_RUNS runs of each)"
+			echo
+			echo "| ns per ACK | reno (kernel) | ${CC[floor]} (BPF) |"
+			echo "|---|---:|---:|"
+			echo "| Reno itself (\`tcp_reno_*\`) | $(perf_ns reno 2) | $(perf_ns floor 2) |"
+			echo "| BPF programs (\`bpf_prog_*_bc_floor_*\`) | $(perf_ns reno 3) | $(perf_ns floor 3) |"
+			echo "| struct_ops trampoline | $(perf_ns reno 4) | $(perf_ns floor 4) |"
+			echo "| **total** | **$(perf_ns reno "2 3 4")** | **$(perf_ns floor "2 3 4")** |"
+			echo "| ACKs (Tcp InSegs of the sender) | $(perf_sum reno 5) | $(perf_sum floor 5) |"
+			echo
+			echo "${CC[floor]} (tools/bench/floor.bpf.c) is the cheapest BPF congestion control there is:" \
+				"its cong_avoid is one kfunc call to the kernel's own tcp_reno_cong_avoid(). What it costs" \
+				"per ACK over the kernel's reno, $(awk -v a="$(perf_ns floor "2 3 4")" -v b="$(perf_ns reno "2 3 4")" 'BEGIN { print a - b }') ns," \
+				"is the struct_ops dispatch alone (one trip per ACK): the floor under any BPF congestion" \
+				"control on this kernel and machine."
 		fi
 	fi
 	if [ -n "$FLOWS" ]; then
