@@ -101,6 +101,19 @@ assert_clean() {
 	[ "$below" -eq 0 ]
 }
 
+@test "bench: bad --cpus and --floor without perf are usage errors that start nothing" {
+	run "$BENCH" --cpus 7,0 --name "$NAME"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"CPU 7 does not exist"* ]]
+	run "$BENCH" --cpus 0 --name "$NAME"
+	[ "$status" -eq 2 ]
+	run "$BENCH" --floor --no-perf --name "$NAME"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--floor needs the perf profile"* ]]
+	! registered bc_floor_reno
+	assert_clean
+}
+
 @test "bench killed halfway (TERM while bpf_stats is on) leaves nothing behind" {
 	"$BENCH" --runs 1 --duration 2 --flows "" --no-perf --name "$NAME" >/dev/null 2>&1 &
 	pid=$!
