@@ -397,6 +397,53 @@ static __always_inline __u32 packets_in_flight(const struct tcp_sock *tp)
 	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
 }
 
+#define TCP_INIT_CWND 10
+
+static __always_inline __u32 init_cwnd(const struct tcp_sock *tp)
+{
+	/* tcp_init_cwnd() without a route's initcwnd */
+	return tp->snd_cwnd_clamp < TCP_INIT_CWND ? tp->snd_cwnd_clamp : TCP_INIT_CWND;
+}
+
+/*
+ * tcp_cwnd_validate() runs after each transmission and, for a flow that has
+ * not been cwnd-limited for an RTO, calls tcp_cwnd_application_limited() --
+ * unless the algorithm has .cong_control. It is done here instead, once per
+ * ACK, after the kernel's transmissions that the previous ACK allowed. The
+ * kernel's snd_cwnd_used (most in flight while not cwnd-limited) cannot be
+ * reset from BPF, so the flow keeps its own, from the in-flight count before
+ * each ACK, reset where the kernel resets it.
+ */
+static __always_inline void app_limited(struct sock *sk, const struct net *net,
+					const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	__u32 now, used;
+
+	if (tcp_is_cwnd_limited(tp)) {
+		s->cwnd_used = 0; /* the kernel's "network is fed fully" */
+		return;
+	}
+	used = rs->prior_in_flight > tp->packets_out ? rs->prior_in_flight : tp->packets_out;
+	if (used > s->cwnd_used)
+		s->cwnd_used = used;
+	now = tcp_jiffies32();
+	if (!net->ipv4.sysctl_tcp_slow_start_after_idle ||
+	    (__s32)(now - tp->snd_cwnd_stamp) < (__s32)((struct inet_connection_sock *)sk)->icsk_rto)
+		return;
+	if (((struct inet_connection_sock *)sk)->icsk_ca_state == TCP_CA_Open && sk->sk_socket &&
+	    !(sk->sk_socket->flags & (1UL << SOCK_NOSPACE))) {
+		__u32 ssthresh = tp->snd_ssthresh;
+
+		tp->snd_cwnd = tcp_core_app_limited_cwnd(tp->snd_cwnd, &ssthresh, s->cwnd_used,
+							 init_cwnd(tp));
+		tp->snd_ssthresh = ssthresh;
+		s->cwnd_used = 0;
+	}
+	tp->snd_cwnd_stamp = now;
+}
+
 SEC("struct_ops/bc_cong_control")
 void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
 {
@@ -436,6 +483,8 @@ void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struc
 	p.ca_ratio = net->ipv4.sysctl_tcp_pacing_ca_ratio;
 	p.max_rate = sk->sk_max_pacing_rate;
 	sk->sk_pacing_rate = tcp_core_pacing_rate(&p);
+
+	app_limited(sk, net, rs);
 }
 
 /*
@@ -462,8 +511,6 @@ void BPF_PROG(bc_set_state_fast, struct sock *sk, __u8 new_state)
 	}
 }
 
-#define TCP_INIT_CWND 10
-
 /*
  * The kernel skips its restart after idle (tcp_slow_start_after_idle_check(),
  * at the first write after idle) for a .cong_control algorithm. It is done
@@ -485,13 +532,11 @@ void BPF_PROG(bc_cwnd_event_fast, struct sock *sk, enum tcp_ca_event event)
 		if (sk_net(sk)->ipv4.sysctl_tcp_slow_start_after_idle &&
 		    !tp->packets_out && idle > (__s32)rto) {
 			__u32 ssthresh = tp->snd_ssthresh;
-			__u32 clamp = tp->snd_cwnd_clamp;
 
 			/* tcp_cwnd_restart() */
 			cubic_on_cwnd_restart(s, get_tunables(), (__u32)tp->tcp_mstamp, tp->snd_nxt);
 			tp->snd_cwnd = tcp_core_cwnd_restart(tp->snd_cwnd, &ssthresh,
-							     in_cwnd_reduction(sk),
-							     clamp < TCP_INIT_CWND ? clamp : TCP_INIT_CWND,
+							     in_cwnd_reduction(sk), init_cwnd(tp),
 							     idle, rto);
 			tp->snd_ssthresh = ssthresh;
 			tp->snd_cwnd_stamp = now;

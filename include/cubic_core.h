@@ -104,6 +104,7 @@ struct cubic_state {
 	__u16 pad2;
 	/* the fast datapath (.cong_control): see include/tcp_ack_core.h */
 	__u32 prr_delivered; /* PRR: packets delivered since the reduction began */
+	__u32 cwnd_used;     /* RFC 2861: most in flight while not cwnd-limited */
 };
 
 /* The window fields of tcp_sock that the core reads and writes. */

@@ -16,6 +16,10 @@
  *                         tcp_update_pacing_rate()
  *   tcp_end_cwnd_reduction(): cwnd = ssthresh when leaving CWR, or Recovery
  *                         without an undo (done in .set_state, see there)
+ *   tcp_slow_start_after_idle_check(): the restart after idle (done at
+ *                         CA_EVENT_TX_START, see .cwnd_event)
+ *   tcp_cwnd_validate():  RFC 2861's decay of an application-limited cwnd
+ *                         (done at the end of .cong_control, see there)
  *
  * One difference cannot be avoided: the kernel calls .pkts_acked (the RTT
  * sample, HyStart) before tcp_fastretrans_alert() and .cong_avoid after it;
@@ -164,6 +168,23 @@ static inline __u32 tcp_core_cwnd_restart(__u32 cwnd, __u32 *ssthresh, int in_re
 		cwnd >>= 1;
 	}
 	return cwnd > restart_cwnd ? cwnd : restart_cwnd;
+}
+
+/*
+ * tcp_cwnd_application_limited() (RFC 2861's "slow part"): a flow in Open
+ * that has not filled cwnd for an RTO keeps the mean of cwnd and the most it
+ * used (at least the initial window). Returns the new cwnd; *ssthresh gets
+ * tcp_current_ssthresh() when cwnd shrinks.
+ */
+static inline __u32 tcp_core_app_limited_cwnd(__u32 cwnd, __u32 *ssthresh, __u32 used,
+					      __u32 init_cwnd)
+{
+	__u32 win_used = used > init_cwnd ? used : init_cwnd;
+
+	if (win_used >= cwnd)
+		return cwnd;
+	*ssthresh = tcp_core_current_ssthresh(cwnd, *ssthresh, 0);
+	return (cwnd + win_used) >> 1;
 }
 
 #endif /* TCP_ACK_CORE_H */

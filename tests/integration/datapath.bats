@@ -106,6 +106,24 @@ idle_run() {
 	done
 }
 
+@test "an application-limited flow keeps the cwnd the kernel's cubic keeps" {
+	# RFC 2861's decay (tcp_cwnd_validate) is skipped by the kernel for the fast
+	# datapath and re-done in BPF; like the kernel's, it must not fire while
+	# ACKs keep coming (each one refreshes snd_cwnd_stamp)
+	"$CUBICCTL" load --name "$NAME" --datapath fast
+	ip netns exec "$P-snd" sysctl -qw net.ipv4.tcp_slow_start_after_idle=1
+	for ca in cubic "$NAME"; do
+		# 1.5 s bulk, then 2.5 s of 8 kB every 10 ms (6.5 Mbit/s of the 50, in
+		# bursts of 6 packets that the 21-packet buffer takes without a loss)
+		r=$(ip netns exec "$P-snd" /usr/bin/python3 "$IDLEFLOW" applimited 10.77.2.2 "$SINK_PORT" "$ca" 1.5 2.5 8 10)
+		echo "$r"
+		echo "$ca $(jq .before.cwnd <<<"$r") $(jq .after.cwnd <<<"$r")" >>"$BATS_TEST_TMPDIR/al"
+	done
+	# each keeps what it had after the bulk (no decay), within a few packets
+	awk '{ d = $3 - $2; if (d < -8 || d > 20) { print "cwnd " $2 " -> " $3 " for " $1; bad = 1 } }
+		END { exit bad }' "$BATS_TEST_TMPDIR/al"
+}
+
 # pacing PCT_LOW PCT_HIGH: ss's pacing_rate of the flow to port 5201 against
 # cwnd x mss / srtt, in percent, sampled mid-flow
 pacing_pct() {

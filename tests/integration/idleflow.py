@@ -6,6 +6,10 @@
   idleflow.py run ADDR PORT CA BULK_S IDLE_S  bulk for BULK_S, wait until all
         is ACKed and IDLE_S more, write 1 kB; prints one JSON line with cwnd
         and ssthresh (TCP_INFO) before the idle time and right after the write
+  idleflow.py applimited ADDR PORT CA BULK_S APP_S KB MS
+        bulk for BULK_S, then for APP_S write KB kB every MS ms (far below
+        what the path carries: application-limited); prints cwnd and
+        ssthresh at the end of the bulk and of the application-limited part
 """
 import json
 import socket
@@ -56,8 +60,32 @@ def run(addr, port, ca, bulk_s, idle_s):
     print(json.dumps({"ca": ca, "before": before, "after": after}))
 
 
+def applimited(addr, port, ca, bulk_s, app_s, kb, ms):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, ca.encode())
+    s.connect((addr, port))
+    buf = b"x" * 65536
+    end = time.monotonic() + bulk_s
+    while time.monotonic() < end:
+        s.send(buf)
+    before = info(s)
+    chunk = b"z" * (kb * 1024)
+    end = time.monotonic() + app_s
+    t = time.monotonic()
+    while t < end:
+        s.sendall(chunk)
+        t += ms / 1000.0
+        time.sleep(max(0.0, t - time.monotonic()))
+    after = info(s)
+    s.close()
+    print(json.dumps({"ca": ca, "before": before, "after": after}))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "sink":
         sink(int(sys.argv[2]))
+    elif sys.argv[1] == "applimited":
+        applimited(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]), float(sys.argv[6]),
+                   int(sys.argv[7]), int(sys.argv[8]))
     else:
         run(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]), float(sys.argv[6]))

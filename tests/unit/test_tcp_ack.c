@@ -177,6 +177,23 @@ TEST(restart_after_idle)
 	CHECK_EQ(tcp_core_cwnd_restart(100, &ss, 0, 10, 1000, 0), 100);
 }
 
+TEST(app_limited_decay)
+{
+	__u32 ss = 50;
+
+	/* used 40 of 100: the mean, 70; ssthresh keeps 3/4 of the old cwnd */
+	CHECK_EQ(tcp_core_app_limited_cwnd(100, &ss, 40, 10), 70);
+	CHECK_EQ(ss, 75);
+	/* used less than the initial window: the initial window counts */
+	ss = 50;
+	CHECK_EQ(tcp_core_app_limited_cwnd(100, &ss, 3, 10), 55);
+	/* used all of it: nothing changes, ssthresh neither */
+	ss = 50;
+	CHECK_EQ(tcp_core_app_limited_cwnd(100, &ss, 100, 10), 100);
+	CHECK_EQ(ss, 50);
+	CHECK_EQ(tcp_core_app_limited_cwnd(8, &ss, 0, 10), 8);
+}
+
 int main(void)
 {
 	RUN(prr_first_ack_forces_one_retransmit);
@@ -187,5 +204,6 @@ int main(void)
 	RUN(may_raise_cwnd);
 	RUN(current_ssthresh);
 	RUN(restart_after_idle);
+	RUN(app_limited_decay);
 	return unit_done("test_tcp_ack");
 }
