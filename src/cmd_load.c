@@ -14,7 +14,7 @@ static void usage(void)
 		"registered until 'cubicctl unload'. Its maps are pinned under %s/NAME.\n"
 		"--datapath exact (default) hooks pkts_acked + cong_avoid like the kernel's\n"
 		"  cubic; fast hooks cong_control: one BPF call per ACK instead of two, with\n"
-		"  the kernel's PRR, pacing and idle restart done in BPF (docs/PERFORMANCE.md).\n"
+		"  the kernel's PRR, pacing, idle restart and RFC 2861 done in BPF (README.md).\n"
 		"--ring-size sets the events ring (a power of 2, at least 4096; default %u).\n",
 		CUBIC_DEFAULT_NAME, CUBIC_PIN_ROOT, CUBIC_RING_DEFAULT);
 }

@@ -16,7 +16,7 @@
 #                             [--flow-runs N] [--quick] [--out FILE] [--json FILE]
 #                             [--name NAME] [--datapaths "exact fast"]
 #                             [--min-ratio R] [--no-perf] [--offload on|off] [--cpus C,S|off]
-#                             [--floor]
+#                             [--floor|--no-floor]
 # See tools/bench/README.md. Needs root, ./cubicctl built (make), iperf3, jq, bpftool.
 set -Eeuo pipefail
 
@@ -33,7 +33,7 @@ usage() {
 	sed -n '/^# usage:/,/^# See/s/^# \{0,1\}//p' "$0"
 	cat <<'EOF'
 
-  --runs N        rounds of 1-flow goodput runs (default 5); a round runs cubic
+  --runs N        rounds of 1-flow goodput runs (default 15); a round runs cubic
                   and each datapath once, the order rotating from round to round
   --duration S    seconds per run (default 5)
   --flows LIST    parallel flows for the many-flows table (default "1 16 256")
@@ -48,9 +48,12 @@ usage() {
   --min-ratio R   exit 3 if the median goodput ratio bpf_cubic/cubic of either
                   datapath is below R
   --no-perf       skip the perf profile (2 more runs of each; off with --quick)
-  --floor         also profile the kernel's reno against a BPF Reno of kfunc
-                  calls (build/floor.bpf.o, registered as bc_floor_reno for the
-                  runs): the cost of the struct_ops dispatch alone
+  --no-floor      skip the dispatch floor: with the perf profile, the kernel's
+                  reno is also profiled against a BPF Reno of kfunc calls
+                  (build/floor.bpf.o, registered as bc_floor_reno for 4 runs),
+                  the cost of the struct_ops dispatch alone
+  --floor         the dispatch floor even where it would be skipped (an error
+                  with --no-perf)
   --offload on|off  TSO/GSO/GRO on the veth pair (default on); off makes every
                   segment a packet (several times the CPU per byte)
   --cpus C,S|off  pin the iperf3 client to CPU C and the server to CPU S
@@ -74,7 +77,7 @@ log() {
 CMDLINE=$(printf '%q ' "$0" "$@")
 CMDLINE=${CMDLINE% }
 unset FLOWS
-RUNS='' DURATION='' FLOW_RUNS='' OUT='' JSON='' NAME='' MIN_RATIO='' QUICK=0 PERF='' OFFLOAD=on CPUS=0,0 FLOOR=0
+RUNS='' DURATION='' FLOW_RUNS='' OUT='' JSON='' NAME='' MIN_RATIO='' QUICK=0 PERF='' OFFLOAD=on CPUS=0,0 FLOOR=
 DATAPATHS_ARG='exact fast'
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -90,6 +93,7 @@ while [ $# -gt 0 ]; do
 	--quick) QUICK=1 ;;
 	--no-perf) PERF=0 ;;
 	--floor) FLOOR=1 ;;
+	--no-floor) FLOOR=0 ;;
 	--offload) OFFLOAD=${2:?--offload needs on or off}; shift ;;
 	--cpus) CPUS=${2:?--cpus needs C,S or off}; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -100,7 +104,9 @@ done
 if [ "$QUICK" = 1 ]; then
 	: "${RUNS:=5}" "${DURATION:=2}" "${FLOWS=1 16}" "${FLOW_RUNS:=1}" "${PERF:=0}"
 fi
-: "${RUNS:=5}" "${DURATION:=5}" "${FLOWS=1 16 256}" "${FLOW_RUNS:=3}" "${PERF:=1}"
+: "${RUNS:=15}" "${DURATION:=5}" "${FLOWS=1 16 256}" "${FLOW_RUNS:=3}" "${PERF:=1}"
+# the dispatch floor comes with the perf profile unless --no-floor
+[ -n "$FLOOR" ] || FLOOR=$PERF
 NAME=${NAME:-bcb$$}
 
 posint() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
@@ -404,6 +410,21 @@ col() {
 }
 
 # per-round ratios of goodput DATAPATH/cubic for KIND: ratios KIND DATAPATH
+# A distribution-free 95 % confidence interval of the median of the numbers on
+# stdin: the k-th smallest and k-th largest, k the largest rank with
+# P(Binomial(n, 1/2) < k) <= 2.5 % (n = 30: the 10th and 21st, 95.7 %);
+# "n/a" when n is too small for any (n < 6).
+median_ci() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		n = NR; b = 1; p = 2 ^ -n; c = 0; k = 0
+		for (i = 0; i < n; i++) {
+			if (c + b * p > 0.025) break
+			c += b * p; k = i + 1; b = b * (n - i) / (i + 1)
+		}
+		if (k < 1) { print "n/a"; exit }
+		printf "%.3f-%.3f\n", v[k], v[n - k + 1] }'
+}
+
 ratios() {
 	paste <(col "$1" "$2" 5) <(col "$1" cubic 5) | awk '$2 > 0 { printf "%.6f\n", $1 / $2 }'
 }
@@ -611,7 +632,7 @@ done
 # ---------------------------------------------------------------- the report
 
 # Medians (and min, max) per algorithm and per datapath.
-declare -A G_MED G_MIN G_MAX R_MED R_MIN R_MAX CP CS RT NS_ACK NS_ACK_TRACE
+declare -A G_MED G_MIN G_MAX R_MED R_MIN R_MAX R_CI CP CS RT NS_ACK NS_ACK_TRACE
 for a in "${ALGO_LIST[@]}"; do
 	read -r m lo hi < <(col main "$a" 5 | mmm | gbps)
 	G_MED[$a]=$m G_MIN[$a]=$lo G_MAX[$a]=$hi
@@ -625,6 +646,7 @@ done
 for d in $DATAPATHS; do
 	read -r m lo hi < <(ratios main "$d" | mmm | f3)
 	R_MED[$d]=$m R_MIN[$d]=$lo R_MAX[$d]=$hi
+	R_CI[$d]=$(ratios main "$d" | median_ci)
 	NS_ACK[$d]=$(ns_per_ack "$d.p1")
 	NS_ACK_TRACE[$d]=${TRACE_NOTE[$d]:-$(ns_per_ack "$d.trace")}
 done
@@ -694,13 +716,13 @@ ALGO_LABELS=$(for a in "${ALGO_LIST[@]}"; do echo "${LABEL[$a]% (kernel)}"; done
 	echo
 	echo "### Goodput, 1 flow"
 	echo
-	echo "| | median | min | max |"
-	echo "|---|---:|---:|---:|"
+	echo "| | median | min | max | 95 % CI of the median |"
+	echo "|---|---:|---:|---:|---:|"
 	for a in "${ALGO_LIST[@]}"; do
-		echo "| ${LABEL[$a]}, Gbit/s | ${G_MED[$a]} | ${G_MIN[$a]} | ${G_MAX[$a]} |"
+		echo "| ${LABEL[$a]}, Gbit/s | ${G_MED[$a]} | ${G_MIN[$a]} | ${G_MAX[$a]} | |"
 	done
 	for d in $DATAPATHS; do
-		echo "| **ratio ${LABEL[$d]} / cubic** (round i / round i) | **${R_MED[$d]}** | ${R_MIN[$d]} | ${R_MAX[$d]} |"
+		echo "| **ratio ${LABEL[$d]} / cubic** (round i / round i) | **${R_MED[$d]}** | ${R_MIN[$d]} | ${R_MAX[$d]} | ${R_CI[$d]} |"
 	done
 	echo
 	echo "Retransmitted segments per run (median): $(for a in "${ALGO_LIST[@]}"; do
@@ -873,13 +895,13 @@ dp_json() {
 			"\"gbps_median\": $(f_gbps "$kind" "$d"), \"ns_per_ack\": \"$(ns_per_ack "$d.$tag")\"}"
 	done | jq -s .)
 	jq -n --arg name "${CC[$d]}" --arg datapath "$d" --arg ack "$(ack_prog "$d.p1")" \
-		--argjson r_med "${R_MED[$d]}" --argjson r_min "${R_MIN[$d]}" --argjson r_max "${R_MAX[$d]}" \
+		--argjson r_med "${R_MED[$d]}" --argjson r_min "${R_MIN[$d]}" --argjson r_max "${R_MAX[$d]}" --arg r_ci "${R_CI[$d]}" \
 		--argjson g_med "${G_MED[$d]}" --argjson cp "$(fmt3 "${CP[$d]}")" --argjson cs "$(fmt3 "${CS[$d]}")" \
 		--arg ns_ack "${NS_ACK[$d]}" --arg ns_ack_trace "${NS_ACK_TRACE[$d]}" \
 		--argjson goodput "[$(col main "$d" 5 | paste -sd, -)]" \
 		--argjson flows "$flows_json" \
 		'{name: $name, datapath: $datapath, per_ack_program: $ack,
-		  ratio: {median: $r_med, min: $r_min, max: $r_max}, gbps_median: $g_med,
+		  ratio: {median: $r_med, min: $r_min, max: $r_max, ci95: $r_ci}, gbps_median: $g_med,
 		  goodput_bps: $goodput, cpu_s_per_gb: {processes: $cp, machine: $cs},
 		  ns_per_ack: $ns_ack, ns_per_ack_trace: $ns_ack_trace, flows: $flows}'
 }
