@@ -223,8 +223,7 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 	count(CUBIC_CNT_EVENTS, 1);
 }
 
-SEC("struct_ops/bc_init")
-void BPF_PROG(bc_init, struct sock *sk)
+static __always_inline void init(struct sock *sk)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
@@ -236,6 +235,12 @@ void BPF_PROG(bc_init, struct sock *sk)
 		tp->snd_ssthresh = ssthresh;
 	if (first)
 		count(CUBIC_CNT_FLOW_INIT, 1);
+}
+
+SEC("struct_ops/bc_init")
+void BPF_PROG(bc_init, struct sock *sk)
+{
+	init(sk);
 }
 
 SEC("struct_ops/bc_release")
@@ -397,6 +402,37 @@ static __always_inline __u32 packets_in_flight(const struct tcp_sock *tp)
 	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
 }
 
+/* tcp_update_pacing_rate() */
+static __always_inline void update_pacing_rate(struct sock *sk, const struct net *net)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct tcp_pacing p;
+
+	p.mss = tp->mss_cache;
+	p.cwnd = tp->snd_cwnd;
+	p.ssthresh = tp->snd_ssthresh;
+	p.packets_out = tp->packets_out;
+	p.srtt_us = tp->srtt_us;
+	p.ss_ratio = net->ipv4.sysctl_tcp_pacing_ss_ratio;
+	p.ca_ratio = net->ipv4.sysctl_tcp_pacing_ca_ratio;
+	p.max_rate = sk->sk_max_pacing_rate;
+	sk->sk_pacing_rate = tcp_core_pacing_rate(&p);
+}
+
+/*
+ * A passive open sets its first pacing rate when the handshake completes,
+ * right after .init (tcp_rcv_state_process(), TCP_SYN_RECV), unless the
+ * algorithm has .cong_control; the ACK that completes it does not reach
+ * .cong_control (nothing is in flight yet), so it is done here.
+ */
+SEC("struct_ops/bc_init_fast")
+void BPF_PROG(bc_init_fast, struct sock *sk)
+{
+	init(sk);
+	if (sk->__sk_common.skc_state == TCP_SYN_RECV)
+		update_pacing_rate(sk, sk_net(sk));
+}
+
 #define TCP_INIT_CWND 10
 
 static __always_inline __u32 init_cwnd(const struct tcp_sock *tp)
@@ -449,7 +485,6 @@ void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struc
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct net *net = sk_net(sk);
-	struct tcp_pacing p;
 
 	/* what .pkts_acked got: the same rs->rtt_us, set by tcp_clean_rtx_queue() */
 	rtt_sample(sk, (__s32)rs->rtt_us);
@@ -473,16 +508,7 @@ void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struc
 		tp->snd_cwnd_stamp = tcp_jiffies32();
 	}
 
-	/* tcp_update_pacing_rate() */
-	p.mss = tp->mss_cache;
-	p.cwnd = tp->snd_cwnd;
-	p.ssthresh = tp->snd_ssthresh;
-	p.packets_out = tp->packets_out;
-	p.srtt_us = tp->srtt_us;
-	p.ss_ratio = net->ipv4.sysctl_tcp_pacing_ss_ratio;
-	p.ca_ratio = net->ipv4.sysctl_tcp_pacing_ca_ratio;
-	p.max_rate = sk->sk_max_pacing_rate;
-	sk->sk_pacing_rate = tcp_core_pacing_rate(&p);
+	update_pacing_rate(sk, net);
 
 	app_limited(sk, net, rs);
 }
@@ -563,7 +589,7 @@ struct tcp_congestion_ops cubic_ops = {
 
 SEC(".struct_ops")
 struct tcp_congestion_ops cubic_ops_fast = {
-	.init = (void *)bc_init,
+	.init = (void *)bc_init_fast,
 	.release = (void *)bc_release,
 	.ssthresh = (void *)bc_recalc_ssthresh,
 	.cong_control = (void *)bc_cong_control,

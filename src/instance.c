@@ -343,9 +343,10 @@ static int pin_map(struct bpf_map *map, const char *name, const char *pin)
 static int select_datapath(struct bpf_cubic_bpf *skel, enum datapath dp)
 {
 	struct bpf_map *skip = dp == DATAPATH_FAST ? skel->maps.cubic_ops : skel->maps.cubic_ops_fast;
-	struct bpf_program *only_exact[] = { skel->progs.bc_cong_avoid, skel->progs.bc_pkts_acked,
-					     skel->progs.bc_set_state, skel->progs.bc_cwnd_event };
-	struct bpf_program *only_fast[] = { skel->progs.bc_cong_control,
+	struct bpf_program *only_exact[] = { skel->progs.bc_init, skel->progs.bc_cong_avoid,
+					     skel->progs.bc_pkts_acked, skel->progs.bc_set_state,
+					     skel->progs.bc_cwnd_event };
+	struct bpf_program *only_fast[] = { skel->progs.bc_init_fast, skel->progs.bc_cong_control,
 					    skel->progs.bc_set_state_fast,
 					    skel->progs.bc_cwnd_event_fast };
 	struct bpf_program **off = dp == DATAPATH_FAST ? only_exact : only_fast;

@@ -6,6 +6,10 @@
   idleflow.py run ADDR PORT CA BULK_S IDLE_S  bulk for BULK_S, wait until all
         is ACKed and IDLE_S more, write 1 kB; prints one JSON line with cwnd
         and ssthresh (TCP_INFO) before the idle time and right after the write
+  idleflow.py accept PORT CA   listen with congestion control CA, accept one
+        connection and print its pacing rate and cwnd before anything is sent
+        (a passive open gets its first pacing rate with the handshake)
+  idleflow.py connect ADDR PORT  open a connection, wait for the peer to close
   idleflow.py applimited ADDR PORT CA BULK_S APP_S KB MS
         bulk for BULK_S, then for APP_S write KB kB every MS ms (far below
         what the path carries: application-limited); prints cwnd and
@@ -25,6 +29,33 @@ def info(s):
     f = struct.unpack_from(TCP_INFO_FMT, raw)
     u = f[8:]  # rto, ato, snd_mss, rcv_mss, unacked, sacked, lost, retrans, fackets, ...
     return {"rto_us": u[0], "unacked": u[4], "ssthresh": u[17], "cwnd": u[18], "ca_state": f[1]}
+
+
+def pacing_rate(s):
+    # struct tcp_info: 8 u8, 24 u32 (rto .. total_retrans), then u64 tcpi_pacing_rate
+    raw = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 120)
+    return struct.unpack_from("Q", raw, 8 + 24 * 4)[0]
+
+
+def accept(port, ca):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, ca.encode())
+    ls.bind(("0.0.0.0", port))
+    ls.listen(1)
+    print("listening", flush=True)
+    c, _ = ls.accept()
+    r = {"ca": c.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode(),
+         "pacing_rate": pacing_rate(c), "cwnd": info(c)["cwnd"]}
+    c.close()
+    print(json.dumps(r))
+
+
+def connect(addr, port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.connect((addr, port))
+    s.recv(1)
+    s.close()
 
 
 def sink(port):
@@ -84,6 +115,10 @@ def applimited(addr, port, ca, bulk_s, app_s, kb, ms):
 if __name__ == "__main__":
     if sys.argv[1] == "sink":
         sink(int(sys.argv[2]))
+    elif sys.argv[1] == "accept":
+        accept(int(sys.argv[2]), sys.argv[3])
+    elif sys.argv[1] == "connect":
+        connect(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == "applimited":
         applimited(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]), float(sys.argv[6]),
                    int(sys.argv[7]), int(sys.argv[8]))

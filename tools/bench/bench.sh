@@ -707,7 +707,7 @@ ALGO_LABELS=$(for a in "${ALGO_LIST[@]}"; do echo "${LABEL[$a]% (kernel)}"; done
 	echo "- source: $COMMIT; iperf3 $(iperf3 --version | awk 'NR == 1 { print $2 }'), bpftool $(bpftool version | awk 'NR == 1 { print $2 }')"
 	echo "- path: two namespaces, one veth pair, no shaping (CPU-bound), namespace default reno," \
 		"tcp_rmem/tcp_wmem max 64 MiB, TSO/GSO/GRO $OFFLOAD; instances $INSTANCES with default tunables;" \
-		"${CPUS:+iperf3 client on CPU ${CPUS%,*}, server on CPU ${CPUS#*,}}${CPUS:-iperf3 not pinned}"
+		"$(if [ -n "$CPUS" ]; then echo "iperf3 client on CPU ${CPUS%,*}, server on CPU ${CPUS#*,}"; else echo "iperf3 not pinned"; fi)"
 	echo "- machine load: loadavg $LOAD_START at start, $(cut -d' ' -f1-3 /proc/loadavg) at end;" \
 		"other tcp_congestion_ops struct_ops maps loaded: $OTHER_CC"
 	echo "- runs: $RUNS rounds, ${DURATION} s per run; a round runs $ALGO_LABELS once each," \
