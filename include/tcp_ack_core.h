@@ -3,8 +3,9 @@
  * What the kernel's tcp_cong_control() does around a congestion control, as
  * pure functions: numbers in, decisions out, like cubic_core.h.
  *
- * bpf_cubic registers .cong_control instead of .cong_avoid + .pkts_acked, so
- * that the kernel enters the BPF trampoline once per ACK instead of twice (the
+ * bpf_cubic's fast datapath (cubicctl load --datapath fast) registers
+ * .cong_control instead of .cong_avoid + .pkts_acked, so that the kernel
+ * enters the BPF trampoline once per ACK instead of twice (the
  * trampoline, not our code, was most of bpf_cubic's cost per ACK: see
  * docs/PERFORMANCE.md). A congestion control with .cong_control takes over
  * the rest of tcp_cong_control() and the cwnd reset of
@@ -20,6 +21,8 @@
  *                         CA_EVENT_TX_START, see .cwnd_event)
  *   tcp_cwnd_validate():  RFC 2861's decay of an application-limited cwnd
  *                         (done at the end of .cong_control, see there)
+ *   tcp_rcv_state_process(): a passive open's first pacing rate (done in
+ *                         .init, see bc_init_fast)
  *
  * One difference cannot be avoided: the kernel calls .pkts_acked (the RTT
  * sample, HyStart) before tcp_fastretrans_alert() and .cong_avoid after it;
