@@ -566,11 +566,11 @@ void BPF_PROG(bc_cwnd_event_fast, struct sock *sk, enum tcp_ca_event event)
 							     idle, rto);
 			tp->snd_ssthresh = ssthresh;
 			tp->snd_cwnd_stamp = now;
+			s->cwnd_used = 0; /* and tp->snd_cwnd_used */
 		}
 		cubic_on_tx_start(s, now, tp->lsndtime);
-	} else if (event == CA_EVENT_CWND_RESTART) {
-		cubic_on_cwnd_restart(s, get_tunables(), (__u32)tp->tcp_mstamp, tp->snd_nxt);
 	}
+	/* CA_EVENT_CWND_RESTART never comes: the kernel's restart is skipped (above) */
 }
 
 /* The names are placeholders: cubicctl patches them to the instance name. */
