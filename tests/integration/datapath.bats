@@ -90,8 +90,8 @@ idle_run() {
 		b=$(jq .before.cwnd <<<"$r") a=$(jq .after.cwnd <<<"$r")
 		[ "$b" -gt 20 ]
 		[ "$a" -eq $((b / 2)) ]
-		# ssthresh keeps 3/4 of the old cwnd (tcp_current_ssthresh)
-		[ "$(jq .after.ssthresh <<<"$r")" -ge $((b * 3 / 4)) ]
+		# ssthresh keeps 3/4 of the old cwnd: tcp_current_ssthresh(), (cwnd >> 1) + (cwnd >> 2)
+		[ "$(jq .after.ssthresh <<<"$r")" -ge $(((b >> 1) + (b >> 2))) ]
 		# idle 1.2 s, over 4 RTOs at our 20 ms RTT: down to the initial window
 		r=$(idle_run "$ca" 1.2)
 		echo "$r"
