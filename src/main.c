@@ -11,7 +11,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "load", cmd_load, "load [--name NAME] [--preset P] [KEY=VALUE...]  register an instance" },
+	{ "load", cmd_load,
+	  "load [--name NAME] [--preset P] [--datapath exact|fast] [KEY=VALUE...]  register an instance" },
 	{ "unload", cmd_unload, "unload [--name NAME] [--force]  unregister it, remove its pins" },
 	{ "status", cmd_status, "status [--name NAME]  instances, sockets, counters, tunables" },
 	{ "set", cmd_set, "set [--name NAME] KEY=VALUE... | preset=P  change tunables live" },
