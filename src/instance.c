@@ -73,11 +73,6 @@ void instance_close(struct instance *in)
 	}
 }
 
-/*
- * Whether a struct_ops map of ours is registered (state INUSE), and, if name
- * is given, under that name: the value holds tcp_congestion_ops.name as 16
- * zero-padded bytes.
- */
 /* The struct_ops map of each datapath, by its map name in bpf/bpf_cubic.bpf.c. */
 static const char *const datapath_maps[] = {
 	[DATAPATH_EXACT] = "cubic_ops",
@@ -126,6 +121,11 @@ static void ops_name(char out[CUBIC_NAME_MAX], const char *name)
 	memcpy(out, name, strnlen(name, CUBIC_NAME_MAX - 1));
 }
 
+/*
+ * Whether a struct_ops map of ours is registered (state INUSE), and, if name
+ * is given, under that name: the value holds tcp_congestion_ops.name as 16
+ * zero-padded bytes.
+ */
 static bool ops_registered(int fd, const char *name)
 {
 	struct bpf_map_info info = {};
@@ -338,26 +338,31 @@ static int pin_map(struct bpf_map *map, const char *name, const char *pin)
 
 /*
  * Only the chosen datapath's struct_ops map is created, and only the programs
- * it uses are loaded.
+ * it uses are loaded. Returns that map, or NULL with errno set.
  */
-static int select_datapath(struct bpf_cubic_bpf *skel, enum datapath dp)
+static struct bpf_map *select_datapath(struct bpf_cubic_bpf *skel, enum datapath dp)
 {
-	struct bpf_map *skip = dp == DATAPATH_FAST ? skel->maps.cubic_ops : skel->maps.cubic_ops_fast;
+	bool fast = dp == DATAPATH_FAST;
 	struct bpf_program *only_exact[] = { skel->progs.bc_init, skel->progs.bc_cong_avoid,
 					     skel->progs.bc_pkts_acked, skel->progs.bc_set_state,
 					     skel->progs.bc_cwnd_event };
 	struct bpf_program *only_fast[] = { skel->progs.bc_init_fast, skel->progs.bc_cong_control,
 					    skel->progs.bc_set_state_fast,
 					    skel->progs.bc_cwnd_event_fast };
-	struct bpf_program **off = dp == DATAPATH_FAST ? only_exact : only_fast;
-	size_t n = dp == DATAPATH_FAST ? sizeof(only_exact) / sizeof(only_exact[0])
-				       : sizeof(only_fast) / sizeof(only_fast[0]);
+	struct bpf_program **off = fast ? only_exact : only_fast;
+	size_t n = fast ? sizeof(only_exact) / sizeof(only_exact[0])
+			: sizeof(only_fast) / sizeof(only_fast[0]);
 	int err;
 
-	err = bpf_map__set_autocreate(skip, false);
+	err = bpf_map__set_autocreate(fast ? skel->maps.cubic_ops : skel->maps.cubic_ops_fast,
+				      false);
 	for (size_t i = 0; i < n && !err; i++)
 		err = bpf_program__set_autoload(off[i], false);
-	return err;
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return fast ? skel->maps.cubic_ops_fast : skel->maps.cubic_ops;
 }
 
 int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_size,
@@ -401,10 +406,10 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 		goto out;
 	}
 	memcpy((char *)skel->rodata->instance_name, name, strnlen(name, CUBIC_NAME_MAX - 1));
-	ops = dp == DATAPATH_FAST ? skel->maps.cubic_ops_fast : skel->maps.cubic_ops;
-	err = select_datapath(skel, dp);
-	if (err) {
-		errmsg("can't select the %s datapath: %s", datapath_str(dp), strerror(-err));
+	ops = select_datapath(skel, dp);
+	if (!ops) {
+		err = -errno;
+		errmsg("can't select the %s datapath: %s", datapath_str(dp), strerror(errno));
 		goto out;
 	}
 	err = bpf_map__set_max_entries(skel->maps.events, ring_size);

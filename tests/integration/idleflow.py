@@ -70,7 +70,8 @@ def sink(port):
         c.close()
 
 
-def run(addr, port, ca, bulk_s, idle_s):
+def bulk_start(addr, port, ca, bulk_s):
+    """A connection with congestion control CA that has sent bulk for BULK_S."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, ca.encode())
     s.connect((addr, port))
@@ -78,6 +79,11 @@ def run(addr, port, ca, bulk_s, idle_s):
     end = time.monotonic() + bulk_s
     while time.monotonic() < end:
         s.send(buf)
+    return s
+
+
+def run(addr, port, ca, bulk_s, idle_s):
+    s = bulk_start(addr, port, ca, bulk_s)
     # everything ACKed, then idle
     for _ in range(1000):
         if info(s)["unacked"] == 0:
@@ -92,13 +98,7 @@ def run(addr, port, ca, bulk_s, idle_s):
 
 
 def applimited(addr, port, ca, bulk_s, app_s, kb, ms):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, ca.encode())
-    s.connect((addr, port))
-    buf = b"x" * 65536
-    end = time.monotonic() + bulk_s
-    while time.monotonic() < end:
-        s.send(buf)
+    s = bulk_start(addr, port, ca, bulk_s)
     before = info(s)
     chunk = b"z" * (kb * 1024)
     end = time.monotonic() + app_s
