@@ -30,6 +30,9 @@ extern unsigned long CONFIG_HZ __kconfig;
 
 #define AF_INET6 10
 
+_Static_assert(TCP_CORE_CA_OPEN == TCP_CA_Open && TCP_CORE_CA_CWR == TCP_CA_CWR &&
+		       TCP_CORE_CA_RECOVERY == TCP_CA_Recovery && TCP_CORE_CA_LOSS == TCP_CA_Loss,
+	       "include/tcp_ack_core.h's ca_state numbers are the kernel's");
 _Static_assert(sizeof(struct cubic_state) <=
 		       sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),
 	       "struct cubic_state must fit in icsk_ca_priv");
@@ -529,9 +532,7 @@ void BPF_PROG(bc_set_state_fast, struct sock *sk, __u8 new_state)
 
 	if (new_state == TCP_CA_Loss)
 		cubic_on_loss_state(ca_state(sk), (__u32)tp->tcp_mstamp, tp->snd_nxt);
-	else if (new_state == TCP_CA_Open &&
-		 (old == TCP_CA_CWR || (old == TCP_CA_Recovery && tp->undo_marker)) &&
-		 tp->snd_ssthresh < TCP_INFINITE_SSTHRESH) {
+	else if (tcp_core_end_reduction(old, new_state, tp->undo_marker, tp->snd_ssthresh)) {
 		tp->snd_cwnd = tp->snd_ssthresh;
 		tp->snd_cwnd_stamp = tcp_jiffies32();
 	}

@@ -51,6 +51,30 @@
 #define TCP_FLAG_FORWARD_PROGRESS  (TCP_FLAG_ACKED | TCP_FLAG_DATA_SACKED)
 
 #define TCP_USEC_PER_SEC 1000000ULL
+#define TCP_CORE_INFINITE_SSTHRESH 0x7fffffff
+
+/* enum tcp_ca_state (include/uapi/linux/tcp.h) */
+#define TCP_CORE_CA_OPEN     0
+#define TCP_CORE_CA_DISORDER 1
+#define TCP_CORE_CA_CWR	     2
+#define TCP_CORE_CA_RECOVERY 3
+#define TCP_CORE_CA_LOSS     4
+
+/*
+ * tcp_end_cwnd_reduction()'s reset, seen from .set_state: whether cwnd goes to
+ * ssthresh on the move from ca_state old to new. The kernel resets when it
+ * leaves CWR for Open, and when it leaves Recovery for Open without an undo
+ * (tcp_try_undo_recovery(); every undo clears undo_marker first). It leaves
+ * Recovery for Open or Disorder without the reset only after an undo, and
+ * Loss never through it.
+ */
+static inline int tcp_core_end_reduction(__u8 old, __u8 new_state, __u32 undo_marker,
+					 __u32 ssthresh)
+{
+	if (new_state != TCP_CORE_CA_OPEN || ssthresh >= TCP_CORE_INFINITE_SSTHRESH)
+		return 0;
+	return old == TCP_CORE_CA_CWR || (old == TCP_CORE_CA_RECOVERY && undo_marker);
+}
 
 /*
  * tcp_may_raise_cwnd(): with high reordering grow on any delivery, otherwise

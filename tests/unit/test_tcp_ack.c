@@ -194,6 +194,24 @@ TEST(app_limited_decay)
 	CHECK_EQ(tcp_core_app_limited_cwnd(8, &ss, 0, 10), 8);
 }
 
+TEST(end_of_reduction)
+{
+	const __u32 inf = TCP_CORE_INFINITE_SSTHRESH;
+
+	/* CWR -> Open: always (tcp_fastretrans_alert(), tcp_process_tlp_ack()) */
+	CHECK(tcp_core_end_reduction(TCP_CORE_CA_CWR, TCP_CORE_CA_OPEN, 0, 20), "cwr");
+	/* Recovery -> Open: only without an undo */
+	CHECK(tcp_core_end_reduction(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_OPEN, 1234, 20), "recovery");
+	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_OPEN, 0, 20), "undone");
+	/* not to Open, or from elsewhere, or no ssthresh: never */
+	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_DISORDER, 1234, 20), "disorder");
+	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_CWR, TCP_CORE_CA_RECOVERY, 0, 20), "cwr to recovery");
+	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_LOSS, TCP_CORE_CA_OPEN, 1234, 20), "loss");
+	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_DISORDER, TCP_CORE_CA_OPEN, 1234, 20), "disorder");
+	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_OPEN, TCP_CORE_CA_OPEN, 1234, 20), "open");
+	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_CWR, TCP_CORE_CA_OPEN, 0, inf), "infinite");
+}
+
 int main(void)
 {
 	RUN(prr_first_ack_forces_one_retransmit);
@@ -205,5 +223,6 @@ int main(void)
 	RUN(current_ssthresh);
 	RUN(restart_after_idle);
 	RUN(app_limited_decay);
+	RUN(end_of_reduction);
 	return unit_done("test_tcp_ack");
 }
