@@ -66,7 +66,6 @@ struct {
 /* Set by cubicctl before load: the instance's name, for the records. */
 const volatile char instance_name[CUBIC_NAME_MAX] = {};
 
-#define TCP_INFINITE_SSTHRESH 0x7fffffff
 #define TCP_CHRONO_RWND_LIMITED 2
 
 /* Used only if the tunables lookup failed, which an array of 1 cannot do. */
@@ -203,7 +202,7 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 		flags |= CUBIC_EV_RWND_LIMITED;
 	if (sk->sk_pacing_status != SK_PACING_NONE)
 		flags |= CUBIC_EV_PACED;
-	if (x->ssthresh_before >= TCP_INFINITE_SSTHRESH)
+	if (x->ssthresh_before >= TCP_CORE_INFINITE_SSTHRESH)
 		flags |= CUBIC_EV_INITIAL;
 	e->flags = flags;
 
@@ -304,8 +303,8 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 	return ssthresh;
 }
 
-SEC("struct_ops/bc_set_state")
-void BPF_PROG(bc_set_state, struct sock *sk, __u8 new_state)
+/* cubictcp_state() */
+static __always_inline void set_state(struct sock *sk, __u8 new_state)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 
@@ -313,8 +312,14 @@ void BPF_PROG(bc_set_state, struct sock *sk, __u8 new_state)
 		cubic_on_loss_state(ca_state(sk), (__u32)tp->tcp_mstamp, tp->snd_nxt);
 }
 
-SEC("struct_ops/bc_cwnd_event")
-void BPF_PROG(bc_cwnd_event, struct sock *sk, enum tcp_ca_event event)
+SEC("struct_ops/bc_set_state")
+void BPF_PROG(bc_set_state, struct sock *sk, __u8 new_state)
+{
+	set_state(sk, new_state);
+}
+
+/* cubictcp_cwnd_event(), and HyStart++ after an idle restart */
+static __always_inline void cwnd_event(struct sock *sk, enum tcp_ca_event event)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 
@@ -323,6 +328,12 @@ void BPF_PROG(bc_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 	else if (event == CA_EVENT_CWND_RESTART)
 		cubic_on_cwnd_restart(ca_state(sk), get_tunables(), (__u32)tp->tcp_mstamp,
 				      tp->snd_nxt);
+}
+
+SEC("struct_ops/bc_cwnd_event")
+void BPF_PROG(bc_cwnd_event, struct sock *sk, enum tcp_ca_event event)
+{
+	cwnd_event(sk, event);
 }
 
 /* cubictcp_acked(): delay_min, and HyStart while in slow start */
@@ -530,12 +541,11 @@ void BPF_PROG(bc_set_state_fast, struct sock *sk, __u8 new_state)
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	__u8 old = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 
-	if (new_state == TCP_CA_Loss)
-		cubic_on_loss_state(ca_state(sk), (__u32)tp->tcp_mstamp, tp->snd_nxt);
-	else if (tcp_core_end_reduction(old, new_state, tp->undo_marker, tp->snd_ssthresh)) {
+	if (tcp_core_end_reduction(old, new_state, tp->undo_marker, tp->snd_ssthresh)) {
 		tp->snd_cwnd = tp->snd_ssthresh;
 		tp->snd_cwnd_stamp = tcp_jiffies32();
 	}
+	set_state(sk, new_state);
 }
 
 /*
@@ -549,29 +559,24 @@ SEC("struct_ops/bc_cwnd_event_fast")
 void BPF_PROG(bc_cwnd_event_fast, struct sock *sk, enum tcp_ca_event event)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	struct cubic_state *s = ca_state(sk);
 	__u32 now = tcp_jiffies32();
+	__s32 idle = (__s32)(now - tp->lsndtime);
+	__u32 rto = ((struct inet_connection_sock *)sk)->icsk_rto;
 
-	if (event == CA_EVENT_TX_START) {
-		__s32 idle = (__s32)(now - tp->lsndtime);
-		__u32 rto = ((struct inet_connection_sock *)sk)->icsk_rto;
+	if (event == CA_EVENT_TX_START && sk_net(sk)->ipv4.sysctl_tcp_slow_start_after_idle &&
+	    !tp->packets_out && idle > (__s32)rto) {
+		/* tcp_cwnd_restart(), which starts with this event */
+		__u32 ssthresh = tp->snd_ssthresh;
 
-		if (sk_net(sk)->ipv4.sysctl_tcp_slow_start_after_idle &&
-		    !tp->packets_out && idle > (__s32)rto) {
-			__u32 ssthresh = tp->snd_ssthresh;
-
-			/* tcp_cwnd_restart() */
-			cubic_on_cwnd_restart(s, get_tunables(), (__u32)tp->tcp_mstamp, tp->snd_nxt);
-			tp->snd_cwnd = tcp_core_cwnd_restart(tp->snd_cwnd, &ssthresh,
-							     in_cwnd_reduction(sk), init_cwnd(tp),
-							     idle, rto);
-			tp->snd_ssthresh = ssthresh;
-			tp->snd_cwnd_stamp = now;
-			s->cwnd_used = 0; /* and tp->snd_cwnd_used */
-		}
-		cubic_on_tx_start(s, now, tp->lsndtime);
+		cwnd_event(sk, CA_EVENT_CWND_RESTART);
+		tp->snd_cwnd = tcp_core_cwnd_restart(tp->snd_cwnd, &ssthresh, in_cwnd_reduction(sk),
+						     init_cwnd(tp), idle, rto);
+		tp->snd_ssthresh = ssthresh;
+		tp->snd_cwnd_stamp = now;
+		ca_state(sk)->cwnd_used = 0; /* and tp->snd_cwnd_used */
 	}
-	/* CA_EVENT_CWND_RESTART never comes: the kernel's restart is skipped (above) */
+	/* the kernel never sends CA_EVENT_CWND_RESTART here: its restart is skipped */
+	cwnd_event(sk, event);
 }
 
 /* The names are placeholders: cubicctl patches them to the instance name. */
