@@ -10,33 +10,31 @@
  * HyStart on the microsecond clock, the [4 ms, 16 ms] delay clamp, the TSO/GRO
  * cushion, no halving of the ACK-train threshold for paced flows, HyStart
  * rounds restarted when snd_una passes the round's end, round tracking below
- * hystart_low_window). Where it departs, and why:
+ * hystart_low_window, and the kernel's own cube root, a table lookup plus one
+ * Newton step). Where it departs, and why:
  *
- *  1. cubic_root() is an exact integer floor cube root (Newton's method from
- *     above, bounded) instead of Linux's table lookup plus one Newton step
- *     (average error 0.195%). K differs by at most that much.
- *  2. Every tunable is read (and clamped) on each callback, so beta and
+ *  1. Every tunable is read (and clamped) on each callback, so beta and
  *     bic_scale take effect live. Linux precomputes beta_scale, cube_rtt_scale
  *     and cube_factor at module init; with default values they are equal.
- *  3. ack_train_shift generalises Linux's "threshold >>= 1 unless paced": the
+ *  2. ack_train_shift generalises Linux's "threshold >>= 1 unless paced": the
  *     train must last longer than ((delay_min + cushion) x 8) >> shift for an
  *     unpaced flow and twice that for a paced one. shift 4 is Linux exactly;
  *     shift 2 is the 2011 patch (2 x delay_min).
- *  4. The delay threshold is clamp(delay_min >> delay_thresh_shift, min, max)
+ *  3. The delay threshold is clamp(delay_min >> delay_thresh_shift, min, max)
  *     (Linux: shift 3, [4000, 16000] us), compared in 64 bits so that large
  *     tunable values cannot wrap. hystart_min_samples replaces the constant 8.
  *     With min > max, min wins.
- *  5. The HyStart round is started at init whatever the mode, so a flow that
+ *  4. The HyStart round is started at init whatever the mode, so a flow that
  *     began with hystart=off detects correctly when it is switched on live.
- *  6. The Reno-friendly "while (ack_cnt > delta)" loop is one division with the
+ *  5. The Reno-friendly "while (ack_cnt > delta)" loop is one division with the
  *     same result (the verifier wants bounded loops), and delta is at least 1
  *     (Linux would loop forever for cwnd x beta_scale < 8, which only tunable
  *     values Linux cannot set at runtime reach).
- *  7. found keeps which detectors fired (Linux stores 1), for telemetry, and
+ *  6. found keeps which detectors fired (Linux stores 1), for telemetry, and
  *     the state carries a round counter and the flow's start time.
- *  8. tcp_slow_start() and tcp_cong_avoid_ai() are re-done here with the same
+ *  7. tcp_slow_start() and tcp_cong_avoid_ai() are re-done here with the same
  *     arithmetic, so the core owns every cwnd change.
- *  9. usecs_to_jiffies() rounds up for any HZ; Linux's is exact for HZ that
+ *  8. usecs_to_jiffies() rounds up for any HZ; Linux's is exact for HZ that
  *     divide 1000000 (100, 250, 1000) and approximate otherwise.
  *
  * HyStart++ (hystart=2) is not in Linux; it follows RFC 9406 section 4.2 with
@@ -179,26 +177,44 @@ static inline __u32 cubic_fls64(__u64 x)
 }
 
 /*
- * floor(cbrt(a)). Start above the root (2^ceil(bits/3)); integer Newton steps
- * x' = (2x + a/x^2) / 3 then decrease strictly until they reach the floor of
- * the root, and never go below it (AM-GM). About 8 steps for 64-bit inputs;
- * the bound only keeps the verifier happy.
+ * Linux's cubic_root() (net/ipv4/tcp_cubic.c), bit for bit: a first guess
+ * from the top six bits of a, then one Newton-Raphson step. Average error
+ * 0.195%; K follows the kernel's value exactly, which the cwnd trajectory
+ * after a loss depends on (tests/unit/test_core.c compares every
+ * Wmax - cwnd up to 10^7 with an independent transcription).
+ *
+ * cubic_cbrt_msb[i], for i in [0, 63], is about cbrt(i << 18) - 1: the
+ * root's leading bits, scaled by 64. The values are the kernel's (computed,
+ * then adjusted by hand by Willy Tarreau); they are data, not derivable.
  */
+static const __u8 cubic_cbrt_msb[64] = {
+	0,   54,  54,  54,  118, 118, 118, 118, 123, 129, 134, 138, 143, 147, 151, 156,
+	157, 161, 164, 168, 170, 173, 176, 179, 181, 185, 187, 190, 192, 194, 197, 199,
+	200, 202, 204, 206, 209, 211, 213, 215, 217, 219, 221, 222, 224, 225, 227, 229,
+	231, 232, 234, 236, 237, 239, 240, 242, 244, 245, 246, 248, 250, 251, 252, 254,
+};
+
 static inline __u32 cubic_root(__u64 a)
 {
-	__u32 x, y;
-	int i;
+	__u32 bits = cubic_fls64(a), e, x;
 
-	if (!a)
-		return 0;
-	x = 1U << ((cubic_fls64(a) + 2) / 3);
-	for (i = 0; i < 24; i++) {
-		y = (__u32)((2 * (__u64)x + a / ((__u64)x * x)) / 3);
-		if (y >= x)
-			break;
-		x = y;
-	}
-	return x;
+	/* a < 64: the table alone, rounded (cbrt(a) = (v + 35) / 64) */
+	if (bits < 7)
+		return ((__u32)cubic_cbrt_msb[a & 63] + 35) >> 6;
+	/*
+	 * e = floor(bits / 3) - 1 (84/256 is just above 1/3 for bits <= 64):
+	 * a >> 3e keeps the top 6 or so bits, whose root, shifted back by e,
+	 * is the first guess.
+	 */
+	e = ((bits * 84) >> 8) - 1;
+	x = (((__u32)cubic_cbrt_msb[(a >> (e * 3)) & 63] + 10) << e) >> 6;
+	/*
+	 * One Newton step, x' = (2x + a / x^2) / 3, with the kernel's
+	 * x (x - 1) for x^2 and 341/1024 for 1/3, all in its 32-bit
+	 * arithmetic. x >= 4 here, so x (x - 1) is never 0.
+	 */
+	x = 2 * x + (__u32)(a / ((__u64)x * (__u64)(x - 1)));
+	return (x * 341) >> 10;
 }
 
 /* Linux usecs_to_jiffies(), rounding up. */
@@ -271,7 +287,7 @@ static inline __u32 cubic_init(struct cubic_state *s, const struct cubic_tunable
 			       __u64 now_us, __u32 snd_nxt)
 {
 	cubic_reset(s);
-	hystart_reset_round(s, (__u32)now_us, snd_nxt); /* departure 5 */
+	hystart_reset_round(s, (__u32)now_us, snd_nxt); /* departure 4 */
 	s->rounds = 0;
 	s->start_us = now_us;
 	s->flags |= CUBIC_SF_INIT;
@@ -386,7 +402,7 @@ tcp_friendliness:
 
 		delta = (cwnd * cubic_beta_scale(t)) >> 3;
 		if (!delta)
-			delta = 1; /* departure 6 */
+			delta = 1; /* departure 5 */
 		if (s->ack_cnt > delta) {
 			/* "while (ack_cnt > delta) { ack_cnt -= delta; tcp_cwnd++; }" */
 			n = (s->ack_cnt - 1) / delta;
@@ -543,7 +559,7 @@ static inline __u32 hystart_delay_thresh(const struct cubic_tunables *t, __u32 d
 	return x;
 }
 
-/* The ACK-train threshold, us (departure 3). */
+/* The ACK-train threshold, us (departure 2). */
 static inline __u32 hystart_train_thresh(const struct cubic_tunables *t, __u32 delay_min,
 					 const struct cubic_ack *a)
 {
