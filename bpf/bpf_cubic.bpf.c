@@ -292,6 +292,9 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 
 	/* tcp_init_cwnd_reduction() zeroes tp->prr_delivered and then calls us */
 	s->prr_delivered = 0;
+	/* for the fast datapath's RTT sample of this ACK, which comes after us */
+	s->reduction_us = (__u32)tp->tcp_mstamp;
+	s->pre_epoch = s->epoch_start;
 	ssthresh = cubic_recalc_ssthresh(s, get_tunables(), cwnd);
 	if (ss_exit) {
 		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
@@ -498,10 +501,24 @@ SEC("struct_ops/bc_cong_control")
 void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
 	struct net *net = sk_net(sk);
 
-	/* what .pkts_acked got: the same rs->rtt_us, set by tcp_clean_rtx_queue() */
-	rtt_sample(sk, (__s32)rs->rtt_us);
+	/*
+	 * What .pkts_acked got: the same rs->rtt_us, set by tcp_clean_rtx_queue().
+	 * .pkts_acked would have run before tcp_fastretrans_alert(); if that
+	 * began a reduction on this ACK, .ssthresh has since zeroed epoch_start,
+	 * which decides whether the sample is kept, so the sample is judged
+	 * with the epoch as it was (HyStart itself is over by then either way).
+	 */
+	if (s->reduction_us == (__u32)tp->tcp_mstamp && s->pre_epoch) {
+		s->epoch_start = s->pre_epoch;
+		rtt_sample(sk, (__s32)rs->rtt_us);
+		s->epoch_start = 0;
+	} else {
+		rtt_sample(sk, (__s32)rs->rtt_us);
+	}
+	s->pre_epoch = 0;
 
 	if (in_cwnd_reduction(sk)) {
 		/* tcp_cwnd_reduction() */
@@ -527,13 +544,52 @@ void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struc
 	app_limited(sk, net, rs);
 }
 
+/* 6.1-6.17 kept the write timer's deadline in icsk_timeout; 6.18 reads the timer's own expiry. */
+struct inet_connection_sock___icsk_timeout {
+	unsigned long icsk_timeout;
+} __attribute__((preserve_access_index));
+
+#define ICSK_TIME_REO_TIMEOUT 6 /* include/net/inet_connection_sock.h */
+
+static __always_inline unsigned long write_timer_deadline(const struct inet_connection_sock *icsk)
+{
+	const struct inet_connection_sock___icsk_timeout *old = (const void *)icsk;
+
+	if (bpf_core_field_exists(old->icsk_timeout))
+		return old->icsk_timeout;
+	return icsk->icsk_retransmit_timer.expires;
+}
+
+/*
+ * Whether Recovery is being entered from the RACK reorder timer
+ * (tcp_rack_reo_timeout(), run by tcp_write_timer_handler() while
+ * icsk_pending still says ICSK_TIME_REO_TIMEOUT and its deadline has passed)
+ * rather than from an ACK: every ACK that reaches tcp_fastretrans_alert()
+ * through tcp_ack() has just set rcv_tstamp to now.
+ */
+static __always_inline bool entering_recovery_from_reo_timer(const struct sock *sk)
+{
+	const struct inet_connection_sock *icsk = (const void *)sk;
+	const struct tcp_sock *tp = (const void *)sk;
+	__u32 now = tcp_jiffies32();
+
+	return icsk->icsk_pending == ICSK_TIME_REO_TIMEOUT && tp->rcv_tstamp != now &&
+	       (long)(bpf_jiffies64() - write_timer_deadline(icsk)) >= 0;
+}
+
 /*
  * tcp_end_cwnd_reduction() returns at once for a .cong_control algorithm, so
- * its cwnd reset happens here. The kernel runs it right before leaving CWR
- * for Open, and right after leaving Recovery for Open in
- * tcp_try_undo_recovery(); ssthresh and undo_marker are the same at both
- * points. The other exits from Recovery (partial and DSACK undo) clear
- * undo_marker first, and the kernel does no reset there either.
+ * its cwnd reset happens here (tcp_core_end_reduction() says when: leaving
+ * CWR for Open or, after a repaired tail loss, Disorder; leaving Recovery for
+ * Open without an undo). ssthresh and undo_marker are the same here as at
+ * the kernel's reset.
+ *
+ * tcp_rack_reo_timeout() enters Recovery from a timer and then calls
+ * tcp_cwnd_reduction(sk, 1, newly_lost, 0) only for an algorithm without
+ * .cong_control; no .cong_control call follows a timer, so that first PRR
+ * step (flag 0, so newly_lost does not matter) is done here, where the
+ * kernel would do it: after ssthresh, prior_cwnd and prr_out are set, before
+ * the retransmission it allows.
  */
 SEC("struct_ops/bc_set_state_fast")
 void BPF_PROG(bc_set_state_fast, struct sock *sk, __u8 new_state)
@@ -544,6 +600,18 @@ void BPF_PROG(bc_set_state_fast, struct sock *sk, __u8 new_state)
 	if (tcp_core_end_reduction(old, new_state, tp->undo_marker, tp->snd_ssthresh)) {
 		tp->snd_cwnd = tp->snd_ssthresh;
 		tp->snd_cwnd_stamp = tcp_jiffies32();
+	} else if (new_state == TCP_CA_Recovery && old != TCP_CA_Recovery &&
+		   entering_recovery_from_reo_timer(sk)) {
+		struct tcp_prr r = {
+			.ssthresh = tp->snd_ssthresh,
+			.in_flight = packets_in_flight(tp),
+			.prior_cwnd = tp->prior_cwnd,
+			.prr_out = tp->prr_out,
+		};
+		__u32 cwnd = tcp_core_prr_cwnd(&r, &ca_state(sk)->prr_delivered, 1, 0, 0);
+
+		if (cwnd)
+			tp->snd_cwnd = cwnd;
 	}
 	set_state(sk, new_state);
 }

@@ -103,6 +103,8 @@ struct cubic_state {
 	/* the fast datapath (.cong_control): see include/tcp_ack_core.h */
 	__u32 prr_delivered; /* PRR: packets delivered since the reduction began */
 	__u32 cwnd_used;     /* RFC 2861: most in flight while not cwnd-limited */
+	__u32 reduction_us;  /* tcp clock (us, low 32 bits) of the last .ssthresh call */
+	__u32 pre_epoch;     /* epoch_start before that call zeroed it */
 };
 
 /* The window fields of tcp_sock that the core reads and writes. */

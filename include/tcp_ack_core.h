@@ -63,17 +63,22 @@
 /*
  * tcp_end_cwnd_reduction()'s reset, seen from .set_state: whether cwnd goes to
  * ssthresh on the move from ca_state old to new. The kernel resets when it
- * leaves CWR for Open, and when it leaves Recovery for Open without an undo
- * (tcp_try_undo_recovery(); every undo clears undo_marker first). It leaves
- * Recovery for Open or Disorder without the reset only after an undo, and
- * Loss never through it.
+ * leaves CWR for Open (tcp_fastretrans_alert()), when tcp_process_tlp_ack()
+ * ends the CWR it entered for a repaired tail loss (tcp_try_keep_open() then
+ * moves CWR to Open, or to Disorder if the ACK also SACKed data or a
+ * retransmission is out: the only way from CWR to Disorder), and when it
+ * leaves Recovery for Open without an undo (tcp_try_undo_recovery(); every
+ * undo clears undo_marker first). It leaves Recovery for Open or Disorder
+ * without the reset only after an undo, and Loss never through it.
  */
 static inline int tcp_core_end_reduction(__u8 old, __u8 new_state, __u32 undo_marker,
 					 __u32 ssthresh)
 {
-	if (new_state != TCP_CORE_CA_OPEN || ssthresh >= TCP_CORE_INFINITE_SSTHRESH)
+	if (ssthresh >= TCP_CORE_INFINITE_SSTHRESH)
 		return 0;
-	return old == TCP_CORE_CA_CWR || (old == TCP_CORE_CA_RECOVERY && undo_marker);
+	if (old == TCP_CORE_CA_CWR)
+		return new_state == TCP_CORE_CA_OPEN || new_state == TCP_CORE_CA_DISORDER;
+	return old == TCP_CORE_CA_RECOVERY && new_state == TCP_CORE_CA_OPEN && undo_marker;
 }
 
 /*

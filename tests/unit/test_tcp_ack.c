@@ -200,12 +200,16 @@ TEST(end_of_reduction)
 
 	/* CWR -> Open: always (tcp_fastretrans_alert(), tcp_process_tlp_ack()) */
 	CHECK(tcp_core_end_reduction(TCP_CORE_CA_CWR, TCP_CORE_CA_OPEN, 0, 20), "cwr");
+	/* tcp_process_tlp_ack(): CWR -> Disorder when the ACK also SACKed data */
+	CHECK(tcp_core_end_reduction(TCP_CORE_CA_CWR, TCP_CORE_CA_DISORDER, 0, 20), "tlp");
+	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_CWR, TCP_CORE_CA_DISORDER, 0, inf), "tlp inf");
 	/* Recovery -> Open: only without an undo */
 	CHECK(tcp_core_end_reduction(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_OPEN, 1234, 20), "recovery");
 	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_OPEN, 0, 20), "undone");
 	/* not to Open, or from elsewhere, or no ssthresh: never */
 	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_DISORDER, 1234, 20), "disorder");
 	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_CWR, TCP_CORE_CA_RECOVERY, 0, 20), "cwr to recovery");
+	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_CWR, TCP_CORE_CA_LOSS, 0, 20), "cwr to loss");
 	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_LOSS, TCP_CORE_CA_OPEN, 1234, 20), "loss");
 	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_DISORDER, TCP_CORE_CA_OPEN, 1234, 20), "disorder");
 	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_OPEN, TCP_CORE_CA_OPEN, 1234, 20), "open");
