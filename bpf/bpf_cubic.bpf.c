@@ -306,13 +306,64 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 	return ssthresh;
 }
 
-/* cubictcp_state() */
-static __always_inline void set_state(struct sock *sk, __u8 new_state)
+/*
+ * The guard against impossible windows (docs/IMPOSSIBLE_WINDOWS.md). No
+ * congestion control can set ssthresh above TCP_INFINITE_SSTHRESH, and none
+ * of ours sets cwnd there; if either is found, it is replaced by what
+ * bpf_cubic would have produced and counted (status: "repaired").
+ */
+static __noinline void repair_window(struct sock *sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	__u32 ssthresh = tp->snd_ssthresh, prior = tp->prior_cwnd;
+	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+
+	if (ssthresh > TCP_CORE_INFINITE_SSTHRESH) {
+		ssthresh = TCP_CORE_INFINITE_SSTHRESH;
+		if (st != TCP_CA_Open && st != TCP_CA_Disorder && prior)
+			ssthresh = cubic_ssthresh_of(get_tunables(), prior);
+		tp->snd_ssthresh = ssthresh;
+		count(CUBIC_CNT_REPAIRED, 1);
+	}
+	if (tp->snd_cwnd > TCP_CORE_INFINITE_SSTHRESH) {
+		tp->snd_cwnd = ssthresh < TCP_CORE_INFINITE_SSTHRESH ? ssthresh
+				: (prior > 2 ? prior : 2);
+		count(CUBIC_CNT_REPAIRED, 1);
+	}
+}
+
+static __always_inline void check_window(struct sock *sk)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 
+	if (tp->snd_ssthresh > TCP_CORE_INFINITE_SSTHRESH ||
+	    tp->snd_cwnd > TCP_CORE_INFINITE_SSTHRESH)
+		repair_window(sk);
+}
+
+/*
+ * cubictcp_state(), and the guard's check at the start of every reduction:
+ * the kernel calls .ssthresh right before the moves of
+ * tcp_core_reduction_begins(), on the same tcp clock. If that call did not
+ * reach bc_recalc_ssthresh, its result is not ours: it is redone here,
+ * before PRR or the loss window use it.
+ */
+static __always_inline void set_state(struct sock *sk, __u8 new_state)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	__u8 old = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+
+	if (tcp_core_reduction_begins(old, new_state, tp->prior_ssthresh) &&
+	    s->reduction_us != (__u32)tp->tcp_mstamp && tp->prior_cwnd) {
+		tp->snd_ssthresh = cubic_recalc_ssthresh(s, get_tunables(), tp->prior_cwnd);
+		s->prr_delivered = 0;
+		s->reduction_us = (__u32)tp->tcp_mstamp;
+		count(CUBIC_CNT_REPAIRED, 1);
+	}
+	check_window(sk);
 	if (new_state == TCP_CA_Loss)
-		cubic_on_loss_state(ca_state(sk), (__u32)tp->tcp_mstamp, tp->snd_nxt);
+		cubic_on_loss_state(s, (__u32)tp->tcp_mstamp, tp->snd_nxt);
 }
 
 SEC("struct_ops/bc_set_state")
@@ -382,6 +433,8 @@ static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us)
 SEC("struct_ops/bc_pkts_acked")
 void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 {
+	/* every ACK that acks or SACKs data, before the kernel's PRR uses them */
+	check_window(sk);
 	rtt_sample(sk, sample->rtt_us);
 }
 
@@ -519,6 +572,7 @@ void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struc
 		rtt_sample(sk, (__s32)rs->rtt_us);
 	}
 	s->pre_epoch = 0;
+	check_window(sk);
 
 	if (in_cwnd_reduction(sk)) {
 		/* tcp_cwnd_reduction() */

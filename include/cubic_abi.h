@@ -11,7 +11,7 @@
 #endif
 
 /* Bumped when a map layout below changes; cubicctl refuses a mismatch. */
-#define CUBIC_ABI_VERSION 1
+#define CUBIC_ABI_VERSION 2
 
 /* The congestion-control name registered by a plain `cubicctl load`. */
 #define CUBIC_DEFAULT_NAME "bpf_cubic"
@@ -56,6 +56,7 @@ enum cubic_counter {
 	CUBIC_CNT_CSS_EXIT_CWND,   /* sum of cwnd at those exits */
 	CUBIC_CNT_EVENTS,	   /* records written to the ring */
 	CUBIC_CNT_EVENT_DROPS,	   /* records lost: the ring was full */
+	CUBIC_CNT_REPAIRED,	   /* impossible cwnd/ssthresh found and replaced (docs/IMPOSSIBLE_WINDOWS.md) */
 	CUBIC_CNT_MAX
 };
 

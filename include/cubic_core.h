@@ -471,11 +471,18 @@ static inline void cubic_cong_avoid(struct cubic_state *s, const struct cubic_tu
 }
 
 /* cubictcp_recalc_ssthresh(): Wmax with fast convergence, then cwnd x beta. */
+/* The ssthresh bictcp_recalc_ssthresh() returns for a cwnd: cwnd x beta, at least 2. */
+static inline __u32 cubic_ssthresh_of(const struct cubic_tunables *t, __u32 cwnd)
+{
+	__u32 ssthresh = (cwnd * cubic_tun_beta(t)) / CUBIC_BETA_SCALE;
+
+	return ssthresh > 2 ? ssthresh : 2;
+}
+
 static inline __u32 cubic_recalc_ssthresh(struct cubic_state *s, const struct cubic_tunables *t,
 					  __u32 cwnd)
 {
 	__u32 beta = cubic_tun_beta(t);
-	__u32 ssthresh;
 
 	s->epoch_start = 0; /* end of epoch */
 	/* RFC 9406 4.2: loss or ECN ends HyStart++; the normal response follows */
@@ -486,8 +493,7 @@ static inline __u32 cubic_recalc_ssthresh(struct cubic_state *s, const struct cu
 	else
 		s->last_max_cwnd = cwnd;
 
-	ssthresh = (cwnd * beta) / CUBIC_BETA_SCALE;
-	return ssthresh > 2 ? ssthresh : 2;
+	return cubic_ssthresh_of(t, cwnd);
 }
 
 /*

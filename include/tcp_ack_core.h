@@ -82,6 +82,24 @@ static inline int tcp_core_end_reduction(__u8 old, __u8 new_state, __u32 undo_ma
 }
 
 /*
+ * Whether the move from ca_state old to new is one the kernel makes right
+ * after calling .ssthresh, on the same tcp clock: Open or Disorder to CWR
+ * (tcp_enter_cwr(), tcp_process_tlp_ack()), to Recovery (tcp_enter_recovery())
+ * or to Loss (tcp_enter_loss(), which also sets prior_ssthresh). The other way
+ * into Loss, tcp_non_congestion_loss_retransmit() (a path MTU drop, a failed
+ * Fast Open), keeps ssthresh at tcp_current_ssthresh() and zeroes
+ * prior_ssthresh without asking the congestion control.
+ */
+static inline int tcp_core_reduction_begins(__u8 old, __u8 new_state, __u32 prior_ssthresh)
+{
+	if (old != TCP_CORE_CA_OPEN && old != TCP_CORE_CA_DISORDER)
+		return 0;
+	if (new_state == TCP_CORE_CA_LOSS)
+		return prior_ssthresh != 0;
+	return new_state == TCP_CORE_CA_CWR || new_state == TCP_CORE_CA_RECOVERY;
+}
+
+/*
  * tcp_may_raise_cwnd(): with high reordering grow on any delivery, otherwise
  * only on in-order delivery (RFC 5681).
  */

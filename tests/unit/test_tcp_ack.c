@@ -216,6 +216,23 @@ TEST(end_of_reduction)
 	CHECK(!tcp_core_end_reduction(TCP_CORE_CA_CWR, TCP_CORE_CA_OPEN, 0, inf), "infinite");
 }
 
+/* The moves that follow a .ssthresh call, and only those. */
+TEST(reduction_begins)
+{
+	CHECK(tcp_core_reduction_begins(TCP_CORE_CA_OPEN, TCP_CORE_CA_CWR, 0), "ecn");
+	CHECK(tcp_core_reduction_begins(TCP_CORE_CA_DISORDER, TCP_CORE_CA_RECOVERY, 0), "ece ack");
+	CHECK(tcp_core_reduction_begins(TCP_CORE_CA_OPEN, TCP_CORE_CA_RECOVERY, 30), "recovery");
+	CHECK(tcp_core_reduction_begins(TCP_CORE_CA_OPEN, TCP_CORE_CA_LOSS, 30), "rto");
+	/* tcp_non_congestion_loss_retransmit(): Loss without .ssthresh */
+	CHECK(!tcp_core_reduction_begins(TCP_CORE_CA_OPEN, TCP_CORE_CA_LOSS, 0), "pmtu");
+	/* already reducing: .ssthresh is not called again */
+	CHECK(!tcp_core_reduction_begins(TCP_CORE_CA_CWR, TCP_CORE_CA_RECOVERY, 30), "cwr");
+	CHECK(!tcp_core_reduction_begins(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_LOSS, 30), "rec");
+	CHECK(!tcp_core_reduction_begins(TCP_CORE_CA_LOSS, TCP_CORE_CA_LOSS, 30), "loss");
+	CHECK(!tcp_core_reduction_begins(TCP_CORE_CA_OPEN, TCP_CORE_CA_DISORDER, 30), "disorder");
+	CHECK(!tcp_core_reduction_begins(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_OPEN, 30), "open");
+}
+
 int main(void)
 {
 	RUN(prr_first_ack_forces_one_retransmit);
@@ -228,5 +245,6 @@ int main(void)
 	RUN(restart_after_idle);
 	RUN(app_limited_decay);
 	RUN(end_of_reduction);
+	RUN(reduction_begins);
 	return unit_done("test_tcp_ack");
 }
