@@ -12,11 +12,13 @@ static void usage(void)
 		"                     [--ring-size BYTES] [KEY=VALUE...]\n"
 		"Registers a bpf_cubic instance (default name %s) and exits; it stays\n"
 		"registered until 'cubicctl unload'. Its maps are pinned under %s/NAME.\n"
+		"NAME is 1 to %d letters (a-z, A-Z), digits or '_': what both the kernel and\n"
+		"  bpffs accept.\n"
 		"--datapath exact (default) hooks pkts_acked + cong_avoid like the kernel's\n"
 		"  cubic; fast hooks cong_control: one BPF call per ACK instead of two, with\n"
 		"  the kernel's PRR, pacing, idle restart and RFC 2861 done in BPF (README.md).\n"
 		"--ring-size sets the events ring (a power of 2, at least 4096; default %u).\n",
-		CUBIC_DEFAULT_NAME, CUBIC_PIN_ROOT, CUBIC_RING_DEFAULT);
+		CUBIC_DEFAULT_NAME, CUBIC_PIN_ROOT, CUBIC_NAME_MAX - 1, CUBIC_RING_DEFAULT);
 }
 
 static int parse_ring_size(const char *s, __u32 *out)
@@ -117,6 +119,11 @@ int cmd_load(int argc, char **argv)
 		enum instance_state st = instance_state(&in);
 
 		instance_close(&in);
+		if (st == INST_FOREIGN) {
+			instance_foreign_msg(&in);
+			rc = EXIT_FAIL;
+			goto out;
+		}
 		if (st == INST_REGISTERED) {
 			errmsg("%s is already loaded; 'cubicctl unload --name %s' first, or load "
 			       "under another --name", name, name);

@@ -32,12 +32,25 @@ static double mean(__u64 sum, __u64 n)
 static void print_text(const struct instance *in, enum instance_state st,
 		       const struct cubic_counters *c, const struct cubic_tunables *t)
 {
+	if (st == INST_FOREIGN) {
+		printf("%s: pins hold %s%s%s; cubicctl leaves them alone\n", in->name,
+		       in->ops_ca_name[0] ? "an ops map registered as '" : "a map that is not a "
+									   "bpf_cubic ops map",
+		       in->ops_ca_name, in->ops_ca_name[0] ? "'" : "");
+		return;
+	}
 	printf("%s: %s\n", in->name,
 	       st == INST_REGISTERED ? "registered"
 				     : "not registered (leftover of an interrupted load; "
 				       "'cubicctl load' or 'unload' cleans it)");
 	if (st != INST_REGISTERED)
 		return;
+	if (!instance_abi_ok(in)) {
+		printf("  abi       %u, this cubicctl reads %u: reload it to see its counters and "
+		       "tunables ('cubicctl unload --name %s', then 'cubicctl load --name %s')\n",
+		       in->abi_version, CUBIC_ABI_VERSION, in->name, in->name);
+		return;
+	}
 	printf("  datapath  %s\n", datapath_str(instance_datapath(in)));
 	printf("  sockets   %llu (estimate: flows initialised minus released)\n",
 	       (unsigned long long)sockets_estimate(c));
@@ -74,9 +87,15 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 	json_str(j, "name", in->name);
 	json_str(j, "state", instance_state_str(st));
 	json_bool(j, "registered", st == INST_REGISTERED);
+	if (st == INST_FOREIGN && in->ops_ca_name[0])
+		json_str(j, "ops_registered_as", in->ops_ca_name);
+	json_u64(j, "abi_version", in->abi_version);
+	json_bool(j, "abi_ok", instance_abi_ok(in));
 	if (st == INST_REGISTERED)
 		json_str(j, "datapath", datapath_str(instance_datapath(in)));
-	if (st == INST_REGISTERED) {
+	if (st == INST_REGISTERED && !instance_abi_ok(in))
+		json_str(j, "hint", "reload it: its ABI is not this cubicctl's");
+	if (st == INST_REGISTERED && instance_abi_ok(in)) {
 		json_u64(j, "sockets", sockets_estimate(c));
 		json_obj_open(j, "counters");
 		json_u64(j, "flows_init", c->c[CUBIC_CNT_FLOW_INIT]);

@@ -15,7 +15,9 @@ static void usage(void)
 		"usage: cubicctl unload [--name NAME] [--force]\n"
 		"Unregisters the instance and removes its pins. Refuses while it is the system\n"
 		"default (net.ipv4.tcp_congestion_control) unless --force, which first sets the\n"
-		"default back to '%s'. Sockets already using it keep it until they close.\n",
+		"default back to '%s'. Sockets already using it keep it until they close.\n"
+		"It unregisters only a bpf_cubic struct_ops map registered under exactly NAME\n"
+		"(read through the kernel's BTF), and leaves anything else alone.\n",
 		FALLBACK_CA);
 }
 
@@ -33,7 +35,7 @@ static int unload_unpinned(const char *name)
 		errmsg("%s is registered, but not by cubicctl; not touching it", name);
 		return EXIT_NOT_LOADED;
 	}
-	err = instance_unregister(fd);
+	err = instance_unregister(fd, name);
 	close(fd);
 	if (err) {
 		errmsg("can't unregister %s: %s", name, strerror(-err));
@@ -83,6 +85,11 @@ int cmd_unload(int argc, char **argv)
 		goto out;
 	}
 	st = instance_state(&in);
+	if (st == INST_FOREIGN) {
+		instance_foreign_msg(&in);
+		rc = EXIT_FAIL;
+		goto out_close;
+	}
 	if (st == INST_REGISTERED && !read_default_ca(def, sizeof(def)) && !strcmp(def, name)) {
 		if (!force) {
 			errmsg("%s is the system default congestion control "
@@ -107,7 +114,7 @@ int cmd_unload(int argc, char **argv)
 		note("net.ipv4.tcp_congestion_control was %s; set it back to %s", name, fallback);
 	}
 	if (st == INST_REGISTERED) {
-		err = instance_unregister(in.ops_fd);
+		err = instance_unregister(in.ops_fd, name);
 		if (err) {
 			errmsg("can't unregister %s: %s", name, strerror(-err));
 			rc = EXIT_FAIL;
