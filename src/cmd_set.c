@@ -18,25 +18,17 @@ static void set_usage(void)
 		"usage: cubicctl set [--name NAME] KEY=VALUE... | preset=PRESET [KEY=VALUE...]\n"
 		"Changes tunables of a loaded instance, live: every flow uses them from its next\n"
 		"ACK. All words are checked first; on any error nothing changes (exit %d).\n"
-		"'cubicctl help' lists the keys, their ranges and the presets.\n",
-		EXIT_USAGE);
+		"'cubicctl help' lists the keys, their ranges and the presets. An instance\n"
+		"loaded with another ABI version is refused (exit %d): reload it.\n",
+		EXIT_USAGE, EXIT_FAIL);
 }
 
 static void get_usage(void)
 {
 	fprintf(stderr, "usage: cubicctl get [--name NAME] [KEY...] [--json]\n"
-			"Prints the tunables in force (all, or the KEYs given).\n");
-}
-
-/* Opens a registered instance or says why not; returns an exit code. */
-static int open_loaded(struct instance *in, const char *name)
-{
-	if (instance_open(in, name) || instance_state(in) != INST_REGISTERED) {
-		errmsg("%s is not loaded", name);
-		instance_close(in);
-		return EXIT_NOT_LOADED;
-	}
-	return EXIT_OK;
+			"Prints the tunables in force (all, or the KEYs given). An instance loaded\n"
+			"with another ABI version is refused (exit %d): reload it.\n",
+		EXIT_FAIL);
 }
 
 static void print_value(int id, __u32 v)
@@ -94,7 +86,7 @@ int cmd_set(int argc, char **argv)
 	lock = lock_pin_root();
 	if (lock < 0)
 		return EXIT_FAIL;
-	rc = open_loaded(&in, name);
+	rc = instance_open_loaded(&in, name);
 	if (rc)
 		goto out;
 	if (instance_read_tunables(&in, &before)) {
@@ -186,7 +178,7 @@ int cmd_get(int argc, char **argv)
 	rc = require_env(name);
 	if (rc)
 		return rc;
-	rc = open_loaded(&in, name);
+	rc = instance_open_loaded(&in, name);
 	if (rc)
 		return rc;
 	if (instance_read_tunables(&in, &t)) {

@@ -45,7 +45,9 @@ static void usage(void)
 		"ssthresh, delay_min, the round's minimum RTT\n"
 		"and the threshold crossed. --json prints one object per line. --port and --addr\n"
 		"keep flows with that local or remote port / address. Ends on SIGINT or SIGTERM,\n"
-		"after N records or SECONDS, or when the instance is unloaded (exit 0).\n");
+		"after N records or SECONDS, or when the instance is unloaded (exit 0). An\n"
+		"instance loaded with another ABI version is refused (exit %d): reload it.\n",
+		EXIT_FAIL);
 }
 
 static void on_signal(int sig)
@@ -356,11 +358,9 @@ int cmd_trace(int argc, char **argv)
 	if (rc)
 		return rc;
 
-	if (instance_open(&in, tr.name) || instance_state(&in) != INST_REGISTERED) {
-		errmsg("%s is not loaded", tr.name);
-		instance_close(&in);
-		return EXIT_NOT_LOADED;
-	}
+	rc = instance_open_loaded(&in, tr.name);
+	if (rc)
+		return rc;
 	if (in.events_fd < 0) {
 		errmsg("%s has no events ring pinned (loaded by an older cubicctl?); reload it",
 		       tr.name);

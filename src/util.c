@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cubicctl helpers: messages, privilege and environment checks, locking, sysctls. */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -122,7 +121,21 @@ int require_env(const char *name)
 	int rc = name ? check_instance_name(name) : 0;
 
 	rc = rc ?: require_root();
+	rc = rc ?: require_btf(); /* registration state is read through vmlinux BTF */
 	return rc ?: require_bpffs();
+}
+
+/*
+ * The kernel takes a congestion-control name of 1 to 15 bytes of its isalnum(),
+ * '_' and '.' (bpf_obj_name_cpy() in bpf_tcp_ca_init_member()). bpffs refuses
+ * '.' in the pin folder's name, and the kernel's isalnum() also takes Latin-1
+ * letters (bytes 0xc0-0xff), which are not UTF-8 and so could not go into JSON
+ * or a terminal intact: cubicctl takes ASCII letters, digits and '_'.
+ */
+static bool name_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
 }
 
 int check_instance_name(const char *name)
@@ -135,8 +148,8 @@ int check_instance_name(const char *name)
 		return EXIT_USAGE;
 	}
 	for (const char *p = name; *p; p++) {
-		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '+') {
-			errmsg("instance name '%s' may hold only letters, digits, '_', '-' and '+'",
+		if (!name_char_ok(*p)) {
+			errmsg("instance name '%s' may hold only letters a-z and A-Z, digits and '_'",
 			       name);
 			return EXIT_USAGE;
 		}
