@@ -1,0 +1,744 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The scripted TCP peer of the differential tester.
+
+Runs inside a throw-away network namespace. It owns a TUN device (dt0,
+10.99.0.1 -> 10.99.0.2), opens one real kernel TCP socket towards the peer
+address with the congestion control under test, answers the handshake with
+the options the scenario asks for and then plays the receiver side of the
+conversation packet by packet: a one-way delay line with a FIFO bottleneck on
+the data path, drops, reordering, CE marks, SACK/DSACK blocks, delayed ACKs,
+receive-window changes and idle gaps. After every ACK it writes (and after
+every segment the kernel sends on its own, from a timer) it reads TCP_INFO
+and appends one step to the trajectory.
+
+Time is planned on a grid: CUBIC's congestion avoidance runs on jiffies
+(HZ=250 here, ticks at multiples of 4 ms of CLOCK_MONOTONIC), HyStart and the
+RTT on microseconds. Every action happens at a grid point: tick start + 0.5,
+1.0, ... 3.0 ms (a 500 us lattice, far from the tick boundary). An action
+that starts more than LATE_US after its planned time, or ends in another
+tick, marks the run as slipped; the runner then retries it.
+
+Usage (the runner does this): dtpeer.py SCENARIO CA [--out FILE]
+"""
+import errno
+import fcntl
+import heapq
+import json
+import os
+import select
+import socket
+import struct
+import sys
+import time
+from bisect import bisect_left
+
+TICK = 4000          # us, HZ=250
+SLOT0 = 500          # first usable offset in a tick
+SLOTW = 500          # lattice
+NSLOT = 6            # offsets 500 .. 3000
+LATE_US = 300        # an action starting later than this is a slip
+
+TUNSETIFF = 0x400454ca
+TUNSETOFFLOAD = 0x400454d0
+IFF_TUN = 0x0001
+IFF_NO_PI = 0x1000
+IFF_VNET_HDR = 0x4000
+TUN_F_CSUM = 0x01
+TUN_F_TSO4 = 0x02
+VNET_HDR = 10
+VNET_DATA_VALID = 2
+
+TCP_INFO = 11
+TCP_CONGESTION = 13
+SO_MAX_PACING_RATE = 47
+
+FIN, SYN, RST, PSH, ACK, URG, ECE, CWR = 1, 2, 4, 8, 16, 32, 64, 128
+
+LOCAL = "10.99.0.1"
+REMOTE = "10.99.0.2"
+LPORT = 40000
+RPORT = 8080
+PEER_ISN = 7000000
+
+# struct tcp_info of Linux 6.18, up to tcpi_total_rto_time
+TI_FMT = "<8B24I4Q6I4Q2I2Q7I2HI"
+TI_NAMES = ("state ca_state retransmits probes backoff options wscale flags "
+            "rto ato snd_mss rcv_mss unacked sacked lost retrans fackets "
+            "last_data_sent last_ack_sent last_data_recv last_ack_recv "
+            "pmtu rcv_ssthresh rtt rttvar ssthresh cwnd advmss reordering "
+            "rcv_rtt rcv_space total_retrans "
+            "pacing_rate max_pacing_rate bytes_acked bytes_received "
+            "segs_out segs_in notsent_bytes min_rtt data_segs_in data_segs_out "
+            "delivery_rate busy_time rwnd_limited sndbuf_limited "
+            "delivered delivered_ce bytes_sent bytes_retrans "
+            "dsack_dups reord_seen rcv_ooopack snd_wnd rcv_wnd rehash "
+            "total_rto total_rto_recoveries total_rto_time").split()
+TI_SIZE = struct.calcsize(TI_FMT)
+
+# what a step records from TCP_INFO (the comparison rule is in difftest)
+REC_FIELDS = ("ca_state retransmits backoff cwnd ssthresh unacked sacked lost "
+              "retrans total_retrans reordering delivered delivered_ce "
+              "dsack_dups reord_seen snd_wnd total_rto total_rto_recoveries "
+              "data_segs_out app_limited pacing_rate delivery_rate rtt "
+              "min_rtt").split()
+
+
+def now_us():
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
+
+
+def grid_next(t):
+    """The first grid point >= t (us, CLOCK_MONOTONIC)."""
+    k, off = divmod(t, TICK)
+    if off <= SLOT0:
+        return k * TICK + SLOT0
+    j = -(-(off - SLOT0) // SLOTW)
+    if j < NSLOT:
+        return k * TICK + SLOT0 + j * SLOTW
+    return (k + 1) * TICK + SLOT0
+
+
+def wait_until(t):
+    """Sleep, then spin, until CLOCK_MONOTONIC reaches t (us)."""
+    while True:
+        d = t - now_us()
+        if d <= 0:
+            return
+        if d > 1500:
+            time.sleep((d - 1000) / 1e6)
+
+
+def csum(b):
+    if len(b) & 1:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return (~s) & 0xffff
+
+
+def sh(cmd):
+    if os.system(cmd + " >/dev/null 2>&1") != 0:
+        raise RuntimeError("failed: " + cmd)
+
+
+def sysctl(key, val):
+    with open("/proc/sys/" + key.replace(".", "/"), "w") as f:
+        f.write(str(val))
+
+
+class Slip(Exception):
+    pass
+
+
+class Peer:
+    """One scripted conversation. Scenarios set the attributes below, then
+    call connect(), write() / at() and run()."""
+
+    def __init__(self, ca):
+        self.ca = ca
+        # handshake (what the peer's SYN-ACK carries)
+        self.mss = 1000          # payload bytes per segment
+        self.ts = True
+        self.sack = True
+        self.wscale = 12
+        self.ecn = False
+        self.rwnd = 32 << 20     # advertised window, bytes
+        # path
+        self.rtt = 42500         # us, data path one-way delay (ACK path 0)
+        self.burst = 1           # segments per slot at the bottleneck, None: no limit
+        self.slots = None        # usable slot offsets in a tick (default all)
+        self.ack_every = 1       # delayed ACKs: one ACK per N in-order segments
+        self.delack = 40000      # us, delayed-ACK timer
+        self.dsack = True
+        self.pacing = None       # SO_MAX_PACING_RATE bytes/s (turns pacing on)
+        self.tso = False         # TUN with TSO: the kernel hands us 64 KB super-segments
+        self.sysctls = {}
+        self.initcwnd = None
+        self.route_extra = ""
+        self.record_every = 1
+        # state
+        self.steps = []
+        self.slip = None
+        self.specials = {}       # seg idx -> fn(txn) -> None|'drop'|'ce'|('delay', us)
+        self.special_keys = []
+        self.blackholes = []     # (from, to) relative us: all segments sent then are lost
+        self.events = []         # heap (t, order, kind, arg)
+        self.order = 0
+        self.rtx = {}            # seg idx -> transmissions seen, once retransmitted
+        self.have = []           # received intervals (bytes, relative), merged
+        self.recent = []         # SACK blocks, most recent first
+        self.ece = False
+        self.link_t = 0
+        self.link_used = 0
+        self.unacked_segs = 0
+        self.delack_at = None
+        self.pending_tx = []
+        self.last_tsval = 0
+        self.highest = 0         # highest byte sent + 1
+        self.t0 = None
+        self.written = 0
+        self.label = ""
+        self.info = {}
+        self.late_max = 0
+
+    # -- scenario helpers ------------------------------------------------
+    def special(self, idx, fn):
+        self.specials[idx] = fn
+        self.special_keys = sorted(self.specials)
+
+    def drop(self, idx, txn=1):
+        """Drop transmission number txn (1 = original) of segment idx."""
+        prev = self.specials.get(idx)
+        txns = set(txn) if isinstance(txn, (set, list, tuple)) else {txn}
+
+        def fn(n, prev=prev):
+            if n in txns:
+                return "drop"
+            return prev(n) if prev else None
+        self.special(idx, fn)
+
+    def delay(self, idx, us, txn=1):
+        self.special(idx, lambda n: ("delay", us) if n == txn else None)
+
+    def ce(self, idx, txn=1):
+        self.special(idx, lambda n: "ce" if n == txn else None)
+
+    def blackhole(self, t_from, t_to):
+        self.blackholes.append((t_from, t_to))
+
+    def at(self, t_rel, fn):
+        """Run fn(peer) at relative time t_rel (us) on the grid."""
+        self._push(grid_next(self.t0 + t_rel), "call", fn)
+
+    def write_at(self, t_rel, nbytes):
+        self._push(grid_next(self.t0 + t_rel), "write", nbytes)
+
+    def segs(self, nbytes_or_none=None):
+        return self.rcv_nxt() // self.mss
+
+    # -- setup -----------------------------------------------------------
+    def setup_net(self):
+        sysctl("net.ipv4.tcp_congestion_control", "reno")
+        base = {
+            "net.ipv4.tcp_no_metrics_save": 1,
+            "net.ipv4.tcp_wmem": "4096 268435456 268435456",
+            "net.ipv4.tcp_rmem": "4096 131072 6291456",
+            "net.ipv4.tcp_timestamps": 2 if self.ts else 0,
+            "net.ipv4.tcp_sack": 1 if self.sack else 0,
+            "net.ipv4.tcp_ecn": 1 if self.ecn else 0,
+            "net.ipv4.tcp_autocorking": 0,
+            "net.ipv4.tcp_slow_start_after_idle": 0,
+            "net.ipv4.tcp_limit_output_bytes": 1 << 30,
+            "net.ipv4.tcp_min_tso_segs": 2,
+        }
+        base.update(self.sysctls)
+        for k, v in base.items():
+            sysctl(k, v)
+        flags = IFF_TUN | IFF_NO_PI | IFF_VNET_HDR
+        self.fd = os.open("/dev/net/tun", os.O_RDWR | os.O_NONBLOCK)
+        fcntl.ioctl(self.fd, TUNSETIFF, struct.pack("16sH", b"dt0", flags))
+        fcntl.ioctl(self.fd, TUNSETOFFLOAD,
+                    (TUN_F_CSUM | TUN_F_TSO4) if self.tso else 0)
+        sh("ip link set lo up")
+        sh("ip link set dt0 txqueuelen 100000 up")
+        sh("ip addr add %s peer %s dev dt0" % (LOCAL, REMOTE))
+        sh("tc qdisc replace dev dt0 root pfifo limit 100000")
+        if not self.tso:
+            # one segment per skb: no TSO autosizing, no TSO deferral (both
+            # depend on microsecond timing)
+            sh("ip link set dt0 gso_max_segs 1")
+        if self.initcwnd or self.route_extra:
+            extra = self.route_extra
+            if self.initcwnd:
+                extra += " initcwnd %d" % self.initcwnd
+            sh("ip route replace %s dev dt0 src %s %s" % (REMOTE, LOCAL, extra))
+
+    def connect(self):
+        self.setup_net()
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, self.ca.encode())
+        got = s.getsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, 16).rstrip(b"\0").decode()
+        if got != self.ca:
+            raise RuntimeError("TCP_CONGESTION is %s, not %s" % (got, self.ca))
+        if self.pacing:
+            s.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, self.pacing)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.bind((LOCAL, LPORT))
+        s.setblocking(False)
+        self.sock = s
+        # start on a grid point; the SYN-ACK comes one path RTT later
+        t_syn = grid_next(now_us() + TICK)
+        wait_until(t_syn)
+        try:
+            s.connect((REMOTE, RPORT))
+        except BlockingIOError:
+            pass
+        syn = None
+        for _ in range(200):
+            for p in self.read_all():
+                if p["flags"] & SYN:
+                    syn = p
+            if syn:
+                break
+            time.sleep(0.001)
+        if not syn:
+            raise RuntimeError("no SYN on dt0")
+        self.iss = syn["seq"]
+        o = syn["opts"]
+        self.syn_opts = o
+        self.snd_wscale = o.get("ws", 0)
+        self.rcv_nxt_abs = (self.iss + 1) & 0xffffffff
+        self.snd_nxt = PEER_ISN + 1
+        self.ts_recent = o.get("ts", (0, 0))[0]
+        opts = b""
+        mss_opt = self.mss + (12 if self.ts else 0)
+        opts += struct.pack("!BBH", 2, 4, mss_opt)
+        if self.sack and "sackok" in o:
+            opts += b"\x04\x02"
+        else:
+            opts += b"\x01\x01"
+        if self.ts and "ts" in o:
+            opts += struct.pack("!BBII", 8, 10, self.tsval(), self.ts_recent)
+        else:
+            opts += b"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+        if "ws" in o:
+            opts += struct.pack("!BBBB", 1, 3, 3, self.wscale)
+        else:
+            self.wscale = 0
+        fl = SYN | ACK
+        wait_until(grid_next(t_syn + self.rtt))
+        if self.ecn and (syn["flags"] & (ECE | CWR)) == (ECE | CWR):
+            fl |= ECE
+        self.send_pkt(PEER_ISN, self.rcv_nxt_abs, fl, min(self.rwnd, 65535), opts)
+        for _ in range(200):
+            if self.tcpinfo()["state"] == 1:
+                break
+            time.sleep(0.001)
+        else:
+            raise RuntimeError("not established")
+        self.read_all()
+        self.mss_seen = self.tcpinfo()["snd_mss"]
+        if self.mss_seen != self.mss:
+            raise RuntimeError("snd_mss %d, expected %d" % (self.mss_seen, self.mss))
+        self.t0 = grid_next(now_us() + 2 * TICK)
+        self.t0 = (self.t0 // TICK) * TICK + SLOT0
+
+    def tsval(self):
+        return (now_us() // 1000) & 0xffffffff
+
+    # -- packets ---------------------------------------------------------
+    def send_pkt(self, seq, ack, flags, win, opts=b"", tos=0):
+        if len(opts) % 4:
+            opts += b"\x01" * (4 - len(opts) % 4)
+        thl = 20 + len(opts)
+        tcp = struct.pack("!HHIIBBHHH", RPORT, LPORT, seq & 0xffffffff,
+                          ack & 0xffffffff, (thl // 4) << 4, flags,
+                          win, 0, 0) + opts
+        src = socket.inet_aton(REMOTE)
+        dst = socket.inet_aton(LOCAL)
+        ph = src + dst + struct.pack("!BBH", 0, 6, thl)
+        c = csum(ph + tcp)
+        tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + thl, 0, 0x4000, 64, 6,
+                         0, src, dst)
+        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+        os.write(self.fd, struct.pack("<BBHHHH", VNET_DATA_VALID, 0, 0, 0, 0, 0) + ip + tcp)
+
+    def read_all(self):
+        out = []
+        while True:
+            try:
+                b = os.read(self.fd, 70000)
+            except BlockingIOError:
+                return out
+            p = self.parse(b)
+            if p:
+                out.append(p)
+
+    def parse(self, b):
+        gso_size = struct.unpack_from("<H", b, 4)[0]
+        b = memoryview(b)[VNET_HDR:]
+        if len(b) < 40 or b[0] >> 4 != 4 or b[9] != 6:
+            return None
+        ihl = (b[0] & 15) * 4
+        tos = b[1]
+        t = b[ihl:]
+        seq, ack = struct.unpack_from("!II", t, 4)
+        doff = (t[12] >> 4) * 4
+        flags = t[13]
+        opts = {}
+        i = 20
+        while i < doff:
+            k = t[i]
+            if k == 0:
+                break
+            if k == 1:
+                i += 1
+                continue
+            ln = t[i + 1]
+            if k == 2:
+                opts["mss"] = struct.unpack_from("!H", t, i + 2)[0]
+            elif k == 3:
+                opts["ws"] = t[i + 2]
+            elif k == 4:
+                opts["sackok"] = 1
+            elif k == 8:
+                opts["ts"] = struct.unpack_from("!II", t, i + 2)
+            i += max(ln, 2)
+        return {"seq": seq, "ack": ack, "flags": flags, "opts": opts,
+                "len": len(t) - doff, "tos": tos, "gso": gso_size}
+
+    # -- TCP_INFO --------------------------------------------------------
+    def tcpinfo(self):
+        b = self.sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 256)
+        b = b[:TI_SIZE].ljust(TI_SIZE, b"\0")
+        d = dict(zip(TI_NAMES, struct.unpack(TI_FMT, b)))
+        d["app_limited"] = d["flags"] & 1
+        return d
+
+    # -- the receiver ----------------------------------------------------
+    def rcv_nxt(self):
+        if self.have and self.have[0][0] == 0:
+            return self.have[0][1]
+        return 0
+
+    def receive(self, s, e):
+        """Data [s, e) reaches the receiver; returns the DSACK block or None."""
+        dup = None
+        for a, b in self.have:
+            if a <= s and e <= b:
+                dup = (s, e)
+                break
+        iv = self.have + [(s, e)]
+        iv.sort()
+        m = []
+        for a, b in iv:
+            if m and a <= m[-1][1]:
+                m[-1] = (m[-1][0], max(m[-1][1], b))
+            else:
+                m.append((a, b))
+        self.have = m
+        nxt = self.rcv_nxt()
+        blk = None
+        for a, b in m:
+            if a <= s < b or a < e <= b:
+                blk = (a, b)
+        rec = [blk] if blk and blk[0] > 0 else []
+        for a, b in self.recent:
+            if b <= nxt or (blk and blk[0] <= a and b <= blk[1]):
+                continue
+            # keep the merged interval that holds it
+            for c, d in m:
+                if c <= a and b <= d and (c, d) not in rec and c > 0:
+                    rec.append((c, d))
+        self.recent = rec
+        return dup
+
+    def ack_now(self, dsack=None, label=""):
+        nxt = self.rcv_nxt()
+        blocks = []
+        if dsack and self.dsack and self.sack:
+            blocks.append(dsack)
+        if self.sack:
+            blocks += [b for b in self.recent if b[0] > nxt]
+        opts = b""
+        if self.ts:
+            opts += struct.pack("!BBBBII", 1, 1, 8, 10, self.tsval(), self.ts_recent)
+        if blocks and self.sack:
+            blocks = blocks[:3 if self.ts else 4]
+            opts += struct.pack("!BBBB", 1, 1, 5, 2 + 8 * len(blocks))
+            for a, b in blocks:
+                opts += struct.pack("!II", (self.iss + 1 + a) & 0xffffffff,
+                                    (self.iss + 1 + b) & 0xffffffff)
+        fl = ACK | (ECE if self.ece else 0)
+        win = min(self.rwnd >> self.wscale, 65535)
+        self.send_pkt(self.snd_nxt, self.iss + 1 + nxt, fl, win, opts)
+        self.unacked_segs = 0
+        self.delack_at = None
+        m = self.mss
+        lab = "ack %d" % (nxt // m)
+        if blocks:
+            lab += " sack " + ",".join("%d-%d" % (a // m, b // m) for a, b in blocks)
+        if self.ece:
+            lab += " ece"
+        return lab + label
+
+    # -- the path --------------------------------------------------------
+    def _push(self, t, kind, arg):
+        self.order += 1
+        heapq.heappush(self.events, (t, self.order, kind, arg))
+
+    def slot_ok(self, t):
+        if self.slots is None:
+            return True
+        return (t % TICK) in self.slots
+
+    def next_slot(self, t):
+        t = grid_next(t)
+        while not self.slot_ok(t):
+            t = grid_next(t + 1)
+        return t
+
+    def link_assign(self, t, n):
+        """A FIFO bottleneck of self.burst segments per usable slot: the
+        delivery slots of n segments ready at t, as (slot, count) pairs."""
+        t = self.next_slot(t)
+        if self.burst is None:
+            return [(t, n)]
+        out = []
+        if t < self.link_t:
+            t = self.link_t
+        elif t > self.link_t:
+            self.link_t, self.link_used = t, 0
+        while n > 0:
+            room = self.burst - self.link_used
+            if room <= 0:
+                t = self.next_slot(t + 1)
+                self.link_t, self.link_used = t, 0
+                continue
+            k = min(room, n)
+            out.append((t, k))
+            self.link_used += k
+            n -= k
+        return out
+
+    def on_tx(self, pkts, base):
+        """Segments the kernel sent; base: their send time on the grid, or
+        None when they left on their own (a timer): then the TSval says when."""
+        m = self.mss
+        tx = []
+        for p in pkts:
+            if p["len"] == 0 or p["flags"] & (SYN | RST):
+                continue
+            s = (p["seq"] - self.iss - 1) & 0xffffffff
+            e = s + p["len"]
+            cwr = bool(p["flags"] & CWR)
+            tsv = p["opts"].get("ts", (0, 0))[0]
+            b = base
+            if b is None:
+                if tsv:
+                    b = tsv * 1000
+                else:
+                    b = now_us() - 300
+                    b -= b % SLOTW
+            rel = b - self.t0
+            holed = any(x <= rel < z for x, z in self.blackholes)
+            pos = s
+            while pos < e:
+                i = pos // m
+                if pos >= self.highest:
+                    n = 1
+                    end = e
+                else:
+                    n = self.rtx.get(i, 1) + 1
+                    self.rtx[i] = n
+                    end = min(e, (i + 1) * m)
+                act = None
+                k = bisect_left(self.special_keys, i)
+                if k < len(self.special_keys) and self.special_keys[k] * m < end:
+                    sp = self.special_keys[k]
+                    if sp > i:
+                        end = sp * m
+                    else:
+                        end = min(end, (i + 1) * m)
+                        act = self.specials[i](n)
+                self.highest = max(self.highest, end)
+                cnt = (end - pos + m - 1) // m
+                if tx and tx[-1][2] == n and tx[-1][0] + tx[-1][1] == i:
+                    tx[-1][1] += cnt
+                else:
+                    tx.append([i, cnt, n])
+                if act == "drop" or holed:
+                    pos = end
+                    continue
+                extra = act[1] if isinstance(act, tuple) else 0
+                ce = act == "ce" or (p["tos"] & 3) == 3
+                lo = pos
+                for t, c in self.link_assign(b + self.rtt, cnt):
+                    z = min(end, lo + c * m)
+                    tt = grid_next(t + extra) if extra else t
+                    self._push(tt, "deliver", (lo, z, tsv, cwr, ce))
+                    lo = z
+                pos = end
+        return tx
+
+    # -- the loop --------------------------------------------------------
+    def record(self, ev, tx, force=False):
+        d = self.tcpinfo()
+        self.info = d
+        st = {"ev": ev, "tx": tx}
+        for k in REC_FIELDS:
+            st[k] = d[k]
+        st["t"] = ((now_us() - self.t0) // TICK)
+        self.steps.append(st)
+
+    def write(self, nbytes):
+        """The application writes nbytes (all must fit in the send buffer)."""
+        data = b"\x00" * nbytes
+        sent = 0
+        while sent < nbytes:
+            try:
+                sent += self.sock.send(data[sent:sent + (1 << 22)])
+            except BlockingIOError:
+                raise RuntimeError("send buffer full after %d of %d bytes" % (sent, nbytes))
+        self.written += nbytes
+
+    def act(self, t, fn, label):
+        """Do one planned action at grid time t, then record a step."""
+        late = now_us() - t
+        self.late_max = max(self.late_max, late)
+        if late > LATE_US and self.slip is None:
+            self.slip = "step %d (%s) started %d us late" % (len(self.steps), label, late)
+        ev = fn()
+        if ev is None:
+            ev = label
+        end = now_us()
+        if end // TICK != t // TICK and self.slip is None:
+            self.slip = "step %d (%s) ran into the next tick" % (len(self.steps), label)
+        pk = self.read_all()
+        tx = self.on_tx(pk, t)
+        self.record(ev, tx)
+
+    def spontaneous(self):
+        time.sleep(0.0003)
+        pk = self.read_all()
+        tx = self.on_tx(pk, None)
+        if tx or any(p["len"] for p in pk):
+            self.record("timer", tx)
+
+    def run(self, until=None, end=None, max_steps=200000):
+        """Run the conversation until until(peer) is true after a step, or
+        relative time end (us)."""
+        t_end = self.t0 + end if end is not None else None
+        while len(self.steps) < max_steps:
+            if until and self.steps and until(self):
+                return
+            nxt = self.events[0][0] if self.events else None
+            if self.delack_at is not None and (nxt is None or self.delack_at < nxt):
+                nxt = self.delack_at
+            if t_end is not None and (nxt is None or nxt > t_end):
+                nxt = t_end
+            if nxt is None:
+                nxt = now_us() + 2000000
+            # wait, handling what the kernel sends on its own
+            while True:
+                d = nxt - now_us()
+                if d <= 0:
+                    break
+                if d > 400:
+                    r, _, _ = select.select([self.fd], [], [], (d - 300) / 1e6)
+                    if r:
+                        self.spontaneous()
+                        if until and until(self):
+                            return
+                    continue
+                # spin the last few hundred us
+                while now_us() < nxt:
+                    pass
+            if t_end is not None and nxt >= t_end and not (self.events and self.events[0][0] <= t_end):
+                return
+            if self.delack_at is not None and self.delack_at <= nxt and (
+                    not self.events or self.events[0][0] > self.delack_at):
+                t = self.delack_at
+                self.act(t, lambda: self.ack_now(label=" delack"), "delack")
+                continue
+            if not self.events:
+                continue
+            t = self.events[0][0]
+            batch = []
+            while self.events and self.events[0][0] == t:
+                batch.append(heapq.heappop(self.events))
+            calls = [b for b in batch if b[2] != "deliver"]
+            dels = [b[3] for b in batch if b[2] == "deliver"]
+            for _, _, kind, arg in calls:
+                if kind == "write":
+                    self.act(t, lambda: self.write(arg), "write %d" % arg)
+                else:
+                    self.act(t, lambda: arg(self), "call")
+            if dels:
+                self.act(t, lambda: self.deliver(dels, t), "deliver")
+
+    def deliver(self, dels, t):
+        dsack = None
+        ooo = False
+        before = self.rcv_nxt()
+        for s, e, tsv, cwr, ce in dels:
+            if cwr:
+                self.ece = False
+            if ce:
+                self.ece = True
+            d = self.receive(s, e)
+            if d:
+                dsack = d
+            if tsv:
+                self.ts_recent = tsv
+            self.unacked_segs += (e - s + self.mss - 1) // self.mss
+        nxt = self.rcv_nxt()
+        if self.have and (self.have[0][0] != 0 or len(self.have) > 1):
+            ooo = True
+        if nxt == before and not dsack:
+            ooo = True
+        if self.ack_every <= 1 or ooo or dsack or self.unacked_segs >= self.ack_every or \
+                self.ece:
+            return self.ack_now(dsack)
+        if self.delack_at is None:
+            self.delack_at = grid_next(t + self.delack)
+        return "hold"
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        os.close(self.fd)
+
+
+def main():
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import scenarios
+    args = sys.argv[1:]
+    out = None
+    if "--out" in args:
+        i = args.index("--out")
+        out = args[i + 1]
+        del args[i:i + 2]
+    name, ca = args[0], args[1]
+    sc = scenarios.get(name)
+    p = Peer(ca)
+    res = {"scenario": name, "ca": ca}
+    # real-time priority and no GC pauses: the grid has 300 us of slack
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+    except OSError:
+        pass
+    import gc
+    gc.disable()
+    try:
+        sc.fn(p)
+        res["ok"] = True
+    except Slip as e:
+        p.slip = p.slip or str(e)
+        res["ok"] = True
+    except Exception as e:  # report, the runner shows it
+        import traceback
+        res["ok"] = False
+        res["error"] = traceback.format_exc()
+    res["slip"] = p.slip
+    res["late_max"] = p.late_max
+    res["steps"] = p.steps
+    try:
+        p.close()
+    except Exception:
+        pass
+    js = json.dumps(res)
+    if out:
+        with open(out, "w") as f:
+            f.write(js)
+    else:
+        print(js)
+
+
+if __name__ == "__main__":
+    main()
