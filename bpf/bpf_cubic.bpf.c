@@ -295,6 +295,10 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 	/* for the fast datapath's RTT sample of this ACK, which comes after us */
 	s->reduction_us = (__u32)tp->tcp_mstamp;
 	s->pre_epoch = s->epoch_start;
+	s->pre_hspp_phase = s->hspp_phase;
+	s->flags &= ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND);
+	if (ss_exit)
+		s->flags |= CUBIC_SF_PRE_SS;
 	ssthresh = cubic_recalc_ssthresh(s, get_tunables(), cwnd);
 	if (ss_exit) {
 		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
@@ -550,6 +554,69 @@ static __always_inline void app_limited(struct sock *sk, const struct net *net,
 	tp->snd_cwnd_stamp = now;
 }
 
+/*
+ * .pkts_acked runs before tcp_fastretrans_alert(), .cong_control after it.
+ * When this ACK began a reduction, .ssthresh has already run (and ended
+ * slow start, zeroed epoch_start, ended HyStart++), so the sample is
+ * processed here as .pkts_acked would have seen it: with the epoch, the
+ * HyStart++ phase and the slow start of before the reduction, and cwnd as
+ * it was then (prior_cwnd). The reduction's ssthresh stands either way.
+ */
+static __noinline void rtt_sample_before_reduction(struct sock *sk, __s32 rtt_us)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	struct hystart_verdict v;
+	struct cubic_ack a;
+	__u32 delay;
+	__u8 fired;
+
+	s->epoch_start = s->pre_epoch;
+	delay = cubic_rtt_sample(s, rtt_us, tcp_jiffies32(), CONFIG_HZ);
+	s->epoch_start = 0;
+	if (!delay || !(s->flags & CUBIC_SF_PRE_SS))
+		return;
+
+	a.now_us = (__u32)tp->tcp_mstamp;
+	a.snd_una = tp->snd_una;
+	a.snd_nxt = tp->snd_nxt;
+	a.cwnd = tp->prior_cwnd;
+	a.ssthresh = TCP_CORE_INFINITE_SSTHRESH;
+	a.pacing_rate = sk->sk_pacing_rate;
+	a.gso_max_size = sk->sk_gso_max_size;
+	a.paced = sk->sk_pacing_status != SK_PACING_NONE;
+	__builtin_memset(&v, 0, sizeof(v));
+	s->hspp_phase = s->pre_hspp_phase;
+	fired = cubic_hystart_ack(s, get_tunables(), &a, delay, &v);
+	s->hspp_phase = CUBIC_HSPP_DONE;
+	/*
+	 * HyStart would have set ssthresh = cwnd before the kernel computed
+	 * prior_ssthresh (tcp_current_ssthresh(): then cwnd, here infinity),
+	 * which an undo restores; undo_to_hystart_cwnd() makes up for it.
+	 */
+	if (fired & (CUBIC_EV_ACK_TRAIN | CUBIC_EV_DELAY | CUBIC_EV_CSS_EXIT))
+		s->flags |= CUBIC_SF_UNDO_TO_CWND;
+}
+
+/*
+ * After an undo of such a reduction (tcp_undo_cwnd_reduction() restores
+ * ssthresh to prior_ssthresh and zeroes undo_marker), ssthresh is what the
+ * kernel's prior_ssthresh would have been: the cwnd HyStart ended slow start
+ * at. Run from .set_state and .cong_control, the first callbacks after
+ * every undo, before anything reads ssthresh.
+ */
+static __always_inline void undo_to_hystart_cwnd(struct sock *sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+
+	if ((s->flags & CUBIC_SF_UNDO_TO_CWND) && !tp->undo_marker &&
+	    tp->snd_ssthresh >= TCP_CORE_INFINITE_SSTHRESH && tp->prior_cwnd) {
+		tp->snd_ssthresh = tp->prior_cwnd;
+		s->flags &= ~CUBIC_SF_UNDO_TO_CWND;
+	}
+}
+
 SEC("struct_ops/bc_cong_control")
 void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
 {
@@ -557,22 +624,13 @@ void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struc
 	struct cubic_state *s = ca_state(sk);
 	struct net *net = sk_net(sk);
 
-	/*
-	 * What .pkts_acked got: the same rs->rtt_us, set by tcp_clean_rtx_queue().
-	 * .pkts_acked would have run before tcp_fastretrans_alert(); if that
-	 * began a reduction on this ACK, .ssthresh has since zeroed epoch_start,
-	 * which decides whether the sample is kept, so the sample is judged
-	 * with the epoch as it was (HyStart itself is over by then either way).
-	 */
-	if (s->reduction_us == (__u32)tp->tcp_mstamp && s->pre_epoch) {
-		s->epoch_start = s->pre_epoch;
+	/* what .pkts_acked got: the same rs->rtt_us, set by tcp_clean_rtx_queue() */
+	if (s->reduction_us == (__u32)tp->tcp_mstamp)
+		rtt_sample_before_reduction(sk, (__s32)rs->rtt_us);
+	else
 		rtt_sample(sk, (__s32)rs->rtt_us);
-		s->epoch_start = 0;
-	} else {
-		rtt_sample(sk, (__s32)rs->rtt_us);
-	}
-	s->pre_epoch = 0;
 	check_window(sk);
+	undo_to_hystart_cwnd(sk);
 
 	if (in_cwnd_reduction(sk)) {
 		/* tcp_cwnd_reduction() */
@@ -651,6 +709,7 @@ void BPF_PROG(bc_set_state_fast, struct sock *sk, __u8 new_state)
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	__u8 old = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 
+	undo_to_hystart_cwnd(sk);
 	if (tcp_core_end_reduction(old, new_state, tp->undo_marker, tp->snd_ssthresh)) {
 		tp->snd_cwnd = tp->snd_ssthresh;
 		tp->snd_cwnd_stamp = tcp_jiffies32();

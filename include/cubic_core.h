@@ -59,6 +59,9 @@
 
 /* cubic_state.flags */
 #define CUBIC_SF_INIT 0x1 /* our init ran for this flow */
+/* the fast datapath's view of the ACK that begins a reduction (bpf/bpf_cubic.bpf.c) */
+#define CUBIC_SF_PRE_SS	      0x2 /* slow start (HyStart pending) when the last reduction began */
+#define CUBIC_SF_UNDO_TO_CWND 0x4 /* HyStart ended that slow start on the same ACK */
 
 /* cubic_state.hspp_phase: HyStart++ (RFC 9406) */
 #define CUBIC_HSPP_SS	0 /* standard slow start, watching the RTT */
@@ -89,7 +92,7 @@ struct cubic_state {
 	__u8 sample_cnt;   /* RTT samples in this round */
 	__u8 found;	   /* CUBIC_HYSTART_* bits that ended slow start */
 	__u8 flags;	   /* CUBIC_SF_* */
-	__u8 pad;
+	__u8 pre_hspp_phase; /* hspp_phase before the last .ssthresh call */
 	/* telemetry */
 	__u32 rounds;	/* HyStart rounds since the flow began */
 	__u64 start_us; /* tcp clock (us) when the flow began */
@@ -292,7 +295,7 @@ static inline __u32 cubic_init(struct cubic_state *s, const struct cubic_tunable
 	hystart_reset_round(s, (__u32)now_us, snd_nxt); /* departure 4 */
 	s->rounds = 0;
 	s->start_us = now_us;
-	s->flags |= CUBIC_SF_INIT;
+	s->flags = (s->flags | CUBIC_SF_INIT) & ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND);
 	hspp_arm(s);
 	if (cubic_tun_hystart(t) == CUBIC_HYSTART_OFF)
 		return cubic_tun_initial_ssthresh(t);
