@@ -74,6 +74,8 @@ static void print_text(const struct instance *in, enum instance_state st,
 	printf("  records   %llu written, %llu dropped (ring full)\n",
 	       (unsigned long long)c->c[CUBIC_CNT_EVENTS],
 	       (unsigned long long)c->c[CUBIC_CNT_EVENT_DROPS]);
+	printf("  repaired  %llu impossible cwnd/ssthresh values replaced (docs/IMPOSSIBLE_WINDOWS.md)\n",
+	       (unsigned long long)c->c[CUBIC_CNT_REPAIRED]);
 	printf("  tunables ");
 	for (int i = 0; i < CUBIC_TUN_COUNT; i++)
 		printf(" %s=%u", tun_table[i].name, tun_get(t, i));
@@ -112,6 +114,7 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 		json_u64(j, "css_exit_cwnd_sum", c->c[CUBIC_CNT_CSS_EXIT_CWND]);
 		json_u64(j, "records", c->c[CUBIC_CNT_EVENTS]);
 		json_u64(j, "records_dropped", c->c[CUBIC_CNT_EVENT_DROPS]);
+		json_u64(j, "repaired", c->c[CUBIC_CNT_REPAIRED]);
 		json_obj_close(j);
 		json_obj_open(j, "tunables");
 		for (int i = 0; i < CUBIC_TUN_COUNT; i++)
