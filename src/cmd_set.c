@@ -25,9 +25,10 @@ static void set_usage(void)
 
 static void get_usage(void)
 {
-	fprintf(stderr, "usage: cubicctl get [--name NAME] [KEY...] [--json]\n"
-			"Prints the tunables in force (all, or the KEYs given). An instance loaded\n"
-			"with another ABI version is refused (exit %d): reload it.\n",
+	fprintf(stderr,
+		"usage: cubicctl get [--name NAME] [KEY...] [--json]\n"
+		"Prints the tunables in force (all, or the KEYs given). An instance loaded\n"
+		"with another ABI version is refused (exit %d): reload it.\n",
 		EXIT_FAIL);
 }
 

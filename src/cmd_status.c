@@ -33,10 +33,12 @@ static void print_text(const struct instance *in, enum instance_state st,
 		       const struct cubic_counters *c, const struct cubic_tunables *t)
 {
 	if (st == INST_FOREIGN) {
-		printf("%s: pins hold %s%s%s; cubicctl leaves them alone\n", in->name,
-		       in->ops_ca_name[0] ? "an ops map registered as '" : "a map that is not a "
-									   "bpf_cubic ops map",
-		       in->ops_ca_name, in->ops_ca_name[0] ? "'" : "");
+		if (in->ops_ca_name[0])
+			printf("%s: its ops pin is registered as '%s'; cubicctl leaves it alone\n",
+			       in->name, in->ops_ca_name);
+		else
+			printf("%s: its ops pin is not a bpf_cubic ops map; cubicctl leaves it alone\n",
+			       in->name);
 		return;
 	}
 	printf("%s: %s\n", in->name,

@@ -96,6 +96,8 @@ pins_of() {
 	[ "$status" -eq 0 ]
 	[ "$(jq -r '.instances[0].state' <<<"$output")" = foreign ]
 	[ "$(jq -r '.instances[0].ops_registered_as' <<<"$output")" = "$NAME" ]
+	run "$CUBICCTL" status --name "$OTHER"
+	[ "$output" = "$OTHER: its ops pin is registered as '$NAME'; cubicctl leaves it alone" ]
 	run "$CUBICCTL" set --name "$OTHER" beta=700
 	[ "$status" -eq 3 ]
 	mv "$PINS/$OTHER" "$PINS/$NAME"
