@@ -64,7 +64,11 @@ struct cubic_counters {
 	__u64 c[CUBIC_CNT_MAX];
 };
 
-/* Written by cubicctl once at load; lets later commands check the ABI. */
+/*
+ * Written by cubicctl once at load; lets later commands check the ABI.
+ * abi_version stays the first field in every version: any cubicctl reads it
+ * from byte 0 to know whether it may read the rest.
+ */
 struct cubic_info {
 	__u32 abi_version;
 	__u32 reserved;
