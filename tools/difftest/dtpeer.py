@@ -61,7 +61,7 @@ RPORT = 8080
 PEER_ISN = 7000000
 
 # struct tcp_info of Linux 6.18, up to tcpi_total_rto_time
-TI_FMT = "<8B24I4Q6I4Q2I2Q7I2HI"
+TI_FMT = "<8B24I4Q6I4Q2I2Q6I2HI"
 TI_NAMES = ("state ca_state retransmits probes backoff options wscale flags "
             "rto ato snd_mss rcv_mss unacked sacked lost retrans fackets "
             "last_data_sent last_ack_sent last_data_recv last_ack_recv "
@@ -106,6 +106,19 @@ def wait_until(t):
             return
         if d > 1500:
             time.sleep((d - 1000) / 1e6)
+
+
+def jiffies_offset():
+    """jiffies - CLOCK_MONOTONIC ticks (jiffies change at multiples of 4 ms
+    of CLOCK_MONOTONIC here), from /proc/timer_list."""
+    for _ in range(10):
+        a = now_us() // TICK
+        with open("/proc/timer_list") as f:
+            j = next(int(l.split()[1]) for l in f if l.startswith("jiffies:"))
+        b = now_us() // TICK
+        if a == b:
+            return j - a
+    raise RuntimeError("cannot read jiffies from /proc/timer_list")
 
 
 def csum(b):
@@ -163,6 +176,7 @@ class Peer:
         self.specials = {}       # seg idx -> fn(txn) -> None|'drop'|'ce'|('delay', us)
         self.special_keys = []
         self.blackholes = []     # (from, to) relative us: all segments sent then are lost
+        self.freezes = []
         self.events = []         # heap (t, order, kind, arg)
         self.order = 0
         self.rtx = {}            # seg idx -> transmissions seen, once retransmitted
@@ -181,6 +195,10 @@ class Peer:
         self.label = ""
         self.info = {}
         self.late_max = 0
+        self.bulk_left = 0
+        self.timer_quantum = 4 * TICK   # us; 1000 for paced flows
+        self.bulk_chunk = 1 << 16
+        self.bulk_low = 1 << 18
 
     # -- scenario helpers ------------------------------------------------
     def special(self, idx, fn):
@@ -211,8 +229,20 @@ class Peer:
         """Run fn(peer) at relative time t_rel (us) on the grid."""
         self._push(grid_next(self.t0 + t_rel), "call", fn)
 
-    def write_at(self, t_rel, nbytes):
-        self._push(grid_next(self.t0 + t_rel), "write", nbytes)
+    def write_at(self, t_rel, nbytes, exact=False):
+        """The application writes nbytes at t_rel (on the grid unless exact)."""
+        t = self.t0 + t_rel
+        self._push(t if exact else grid_next(t), "write", nbytes)
+
+    def bulk(self, nbytes, t_rel=0, exact=False):
+        """A bulk transfer of nbytes from t_rel: the first chunk is written
+        then, the rest in chunks whenever the unsent queue runs low."""
+        first = min(nbytes, self.bulk_chunk)
+        self.bulk_left = nbytes - first
+        self.write_at(t_rel, first, exact)
+
+    def bulk_first(self, t_rel):
+        self.bulk(100000 * self.mss, t_rel, exact=True)
 
     def segs(self, nbytes_or_none=None):
         return self.rcv_nxt() // self.mss
@@ -321,8 +351,12 @@ class Peer:
         self.mss_seen = self.tcpinfo()["snd_mss"]
         if self.mss_seen != self.mss:
             raise RuntimeError("snd_mss %d, expected %d" % (self.mss_seen, self.mss))
-        self.t0 = grid_next(now_us() + 2 * TICK)
-        self.t0 = (self.t0 // TICK) * TICK + SLOT0
+        # t0: a tick whose absolute jiffies value is a multiple of 8, so the
+        # timer wheel rounds long timers (RTO backoff) the same way each run
+        k = (now_us() + 2 * TICK) // TICK
+        off = jiffies_offset()
+        k += (-(k + off)) % 8
+        self.t0 = k * TICK + SLOT0
 
     def tsval(self):
         return (now_us() // 1000) & 0xffffffff
@@ -465,7 +499,16 @@ class Peer:
         return lab + label
 
     # -- the path --------------------------------------------------------
+    def freeze(self, t_from, t_to):
+        """Nothing reaches the receiver between relative times t_from and t_to:
+        what would, arrives at t_to (a delay spike, e.g. for a spurious RTO)."""
+        self.freezes.append((t_from, t_to))
+
     def _push(self, t, kind, arg):
+        if kind == "deliver":
+            for a, z in self.freezes:
+                if self.t0 + a <= t < self.t0 + z:
+                    t = grid_next(self.t0 + z)
         self.order += 1
         heapq.heappush(self.events, (t, self.order, kind, arg))
 
@@ -517,11 +560,12 @@ class Peer:
             tsv = p["opts"].get("ts", (0, 0))[0]
             b = base
             if b is None:
-                if tsv:
-                    b = tsv * 1000
-                else:
-                    b = now_us() - 300
-                    b -= b % SLOTW
+                # sent on its own (a timer): the TSval (ms of CLOCK_MONOTONIC,
+                # tcp_timestamps=2) says when; timers fire +-1 jiffy from run
+                # to run, so round up to timer_quantum
+                b = tsv * 1000 if tsv else now_us() - 300
+                q = self.timer_quantum
+                b = self.t0 + -(-(b - self.t0) // q) * q
             rel = b - self.t0
             holed = any(x <= rel < z for x, z in self.blackholes)
             pos = s
@@ -572,6 +616,12 @@ class Peer:
             st[k] = d[k]
         st["t"] = ((now_us() - self.t0) // TICK)
         self.steps.append(st)
+        # bulk data: keep unsent data queued so the application never limits;
+        # a write with data already queued sends nothing by itself
+        if self.bulk_left > 0 and d["notsent_bytes"] < self.bulk_low and d["notsent_bytes"] > 0:
+            n = min(self.bulk_chunk, self.bulk_left)
+            self.bulk_left -= n
+            self.write(n)
 
     def write(self, nbytes):
         """The application writes nbytes (all must fit in the send buffer)."""
@@ -626,16 +676,20 @@ class Peer:
                 d = nxt - now_us()
                 if d <= 0:
                     break
-                if d > 400:
-                    r, _, _ = select.select([self.fd], [], [], (d - 300) / 1e6)
+                if d > 200:
+                    # sleep; spin only the last 150 us (we run SCHED_FIFO: a
+                    # longer spin would hold off the kernel's softirq timers,
+                    # pacing among them)
+                    r, _, _ = select.select([self.fd], [], [], (d - 150) / 1e6)
                     if r:
                         self.spontaneous()
-                        if until and until(self):
-                            return
+                        break
                     continue
                 # spin the last few hundred us
                 while now_us() < nxt:
                     pass
+            if now_us() < nxt:
+                continue  # woken by the kernel: plan again
             if t_end is not None and nxt >= t_end and not (self.events and self.events[0][0] <= t_end):
                 return
             if self.delack_at is not None and self.delack_at <= nxt and (

@@ -1,0 +1,251 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The differential tester (tools/difftest): every scripted TCP conversation
+# against the kernel's cubic, bpf_cubic exact and bpf_cubic fast; their
+# TCP_INFO trajectories must be identical step by step (tools/difftest/README.md).
+
+load lib
+
+DIFFTEST="$REPO/tools/difftest/difftest"
+
+setup_file() {
+	ensure_fs
+	export DT_E=$(test_name)e DT_F=$(test_name)f
+	"$CUBICCTL" load --name "$DT_E" >/dev/null
+	"$CUBICCTL" load --name "$DT_F" --datapath fast >/dev/null
+}
+
+teardown_file() {
+	force_unload "$DT_E"
+	force_unload "$DT_F"
+}
+
+# dt SCENARIO: cubic = exact = fast, or the first differing step is shown
+dt() {
+	PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca "cubic,exact=$DT_E,fast=$DT_F" "$1"
+}
+
+# nothing of a run is left: no namespace, no peer process
+assert_clean() {
+	! ip netns list | grep -q '^bctdt'
+	! pgrep -f 'tools/difftest/dtpeer.py' >/dev/null
+}
+
+@test "difftest: hystart_train_unpaced" {
+	dt hystart_train_unpaced
+	assert_clean
+}
+
+@test "difftest: hystart_train_paced" {
+	dt hystart_train_paced
+	assert_clean
+}
+
+@test "difftest: hystart_train_delayed_acks" {
+	dt hystart_train_delayed_acks
+	assert_clean
+}
+
+@test "difftest: hystart_delay_rtt_step_up" {
+	dt hystart_delay_rtt_step_up
+	assert_clean
+}
+
+@test "difftest: hystart_delay_small_step_no_exit" {
+	dt hystart_delay_small_step_no_exit
+	assert_clean
+}
+
+@test "difftest: hystart_delay_min_drops_mid_round" {
+	dt hystart_delay_min_drops_mid_round
+	assert_clean
+}
+
+@test "difftest: hystart_low_window_gate" {
+	dt hystart_low_window_gate
+	assert_clean
+}
+
+@test "difftest: hystart_round_restart_after_loss" {
+	dt hystart_round_restart_after_loss
+	assert_clean
+}
+
+@test "difftest: ss_loss_sack" {
+	dt ss_loss_sack
+	assert_clean
+}
+
+@test "difftest: ss_loss_reno" {
+	dt ss_loss_reno
+	assert_clean
+}
+
+@test "difftest: ss_loss_no_timestamps" {
+	dt ss_loss_no_timestamps
+	assert_clean
+}
+
+@test "difftest: recovery_multiple_holes" {
+	dt recovery_multiple_holes
+	assert_clean
+}
+
+@test "difftest: recovery_burst_loss" {
+	dt recovery_burst_loss
+	assert_clean
+}
+
+@test "difftest: recovery_lost_retransmit" {
+	dt recovery_lost_retransmit
+	assert_clean
+}
+
+@test "difftest: ca_loss_after_growth" {
+	dt ca_loss_after_growth
+	assert_clean
+}
+
+@test "difftest: ca_growth_3s" {
+	dt ca_growth_3s
+	assert_clean
+}
+
+@test "difftest: rack_reorder_timeout" {
+	dt rack_reorder_timeout
+	assert_clean
+}
+
+@test "difftest: rack_reorder_timeout_ca" {
+	dt rack_reorder_timeout_ca
+	assert_clean
+}
+
+@test "difftest: reorder_dsack_undo" {
+	dt reorder_dsack_undo
+	assert_clean
+}
+
+@test "difftest: reorder_dsack_undo_ca" {
+	dt reorder_dsack_undo_ca
+	assert_clean
+}
+
+@test "difftest: tlp_tail_loss" {
+	dt tlp_tail_loss
+	assert_clean
+}
+
+@test "difftest: tlp_tail_loss_new_sack" {
+	dt tlp_tail_loss_new_sack
+	assert_clean
+}
+
+@test "difftest: tlp_dsack_no_loss" {
+	dt tlp_dsack_no_loss
+	assert_clean
+}
+
+@test "difftest: frto_spurious_rto" {
+	dt frto_spurious_rto
+	assert_clean
+}
+
+@test "difftest: rto_repeated" {
+	dt rto_repeated
+	assert_clean
+}
+
+@test "difftest: rto_in_slow_start" {
+	dt rto_in_slow_start
+	assert_clean
+}
+
+@test "difftest: ecn_cwr_slow_start" {
+	dt ecn_cwr_slow_start
+	assert_clean
+}
+
+@test "difftest: ecn_cwr_ca" {
+	dt ecn_cwr_ca
+	assert_clean
+}
+
+@test "difftest: idle_restart_short" {
+	dt idle_restart_short
+	assert_clean
+}
+
+@test "difftest: idle_restart_long" {
+	dt idle_restart_long
+	assert_clean
+}
+
+@test "difftest: idle_no_restart" {
+	dt idle_no_restart
+	assert_clean
+}
+
+@test "difftest: app_limited" {
+	dt app_limited
+	assert_clean
+}
+
+@test "difftest: app_limited_rfc2861" {
+	dt app_limited_rfc2861
+	assert_clean
+}
+
+@test "difftest: rwnd_limited" {
+	dt rwnd_limited
+	assert_clean
+}
+
+@test "difftest: rwnd_shrinks_in_ca" {
+	dt rwnd_shrinks_in_ca
+	assert_clean
+}
+
+@test "difftest: cwnd_clamp" {
+	dt cwnd_clamp
+	assert_clean
+}
+
+@test "difftest: initcwnd_route" {
+	dt initcwnd_route
+	assert_clean
+}
+
+@test "difftest detects a real difference: beta=600 differs from cubic at the first loss" {
+	run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca cubic,exact --tunables beta=600 ss_loss_sack
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"DIFF ss_loss_sack"* ]]
+	[[ "$output" == *"first difference at step"* ]]
+	[[ "$output" == *"ssthresh"* ]]
+	assert_clean
+}
+
+@test "difftest detects a real difference: hystart=0 never leaves slow start by ACK train" {
+	run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca cubic,exact --tunables hystart=0 hystart_train_unpaced
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"DIFF hystart_train_unpaced"* ]]
+}
+
+@test "difftest leaves nothing behind: instances, pins, namespaces, processes" {
+	run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca cubic,exact,fast ss_loss_sack
+	echo "$output"
+	# the instances it loaded (bct<pid><nn>e/f) are gone
+	! tr ' ' '\n' <"$AVAILABLE" | grep -E '^bct[0-9]{7}[ef]$' | grep -v -e "$DT_E" -e "$DT_F"
+	! ls /sys/fs/bpf/cubicctl | grep -E '^bct[0-9]{7}[ef]$' | grep -v -e "$DT_E" -e "$DT_F"
+	assert_clean
+	[ ! -d "$REPO/tools/difftest/__pycache__" ]
+}
+
+@test "difftest: usage errors exit 2; --list names every scenario once" {
+	run "$DIFFTEST" no_such_scenario
+	[ "$status" -eq 2 ]
+	[ "$("$DIFFTEST" --list | wc -l)" -ge 30 ]
+	[ "$("$DIFFTEST" --list | awk '{print $1}' | sort | uniq -d | wc -l)" -eq 0 ]
+}
