@@ -275,7 +275,7 @@ def _(p):
     p.write_at(0, 30 * p.mss)
     p.drop(29)
     p.write_at(500 * MS, 10 * p.mss)
-    p.delay(30, 3 * MS)
+    p.delay(30, 1 * MS)   # arrives after 32: its ACK (past tlp_high_seq) SACKs 32
     p.drop(31)
     p.run(until=all_acked, end=3000 * MS)
 
@@ -421,11 +421,11 @@ def _(p):
 
 
 @scenario("cwnd_clamp",
-          "snd_cwnd_clamp (route 'cwnd 30 lock' via the TCP metrics cache): slow start "
-          "and congestion avoidance stop at the clamp")
+          "a route with 'cwnd lock 30' (snd_cwnd_clamp comes from the TCP metrics cache, "
+          "which this run has no entry for yet: the clamp is NOT in effect, cwnd reaches 95)")
 def _(p):
     p.sysctls["net.ipv4.tcp_no_metrics_save"] = 0
-    p.route_extra = "cwnd 30 lock"
+    p.route_extra = "cwnd lock 30"
     p.prime_metrics = True
     bulk(p)
     p.run(until=acked(500), end=4000 * MS)
@@ -437,3 +437,19 @@ def _(p):
     p.initcwnd = 40
     bulk(p)
     p.run(until=acked(400))
+
+
+# -- long congestion avoidance: the cube root -------------------------------
+
+@scenario("ca_long_wmax1e3",
+          "10^4 ACKs of congestion avoidance after a loss at cwnd ~1000 (Wmax 10^3, "
+          "K ~9 s): the window follows the cubic curve, so K's cube root shows",
+          timeout=120)
+def _(p):
+    # route initcwnd 1000, a loss in the first window; 16 segments per slot
+    # (24000 segments/s, BDP 1020): the window limits, not the link
+    p.initcwnd = 1000
+    p.burst = 16
+    bulk(p, 400000)
+    p.drop(10)
+    p.run(until=lambda p: len(p.steps) >= 10000 + 100, max_steps=12000)
