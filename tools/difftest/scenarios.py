@@ -129,7 +129,7 @@ def _(p):
 
 @scenario("hystart_low_window_gate",
           "HyStart stays idle below hystart_low_window (16): the RTT steps up while "
-          "cwnd is 10-16, the delay exit comes in the first round past 16")
+          "cwnd is 10-16; the delay exit waits for a round with cwnd >= 16 and 8 samples")
 def _(p):
     spread(p)
     bulk(p)
