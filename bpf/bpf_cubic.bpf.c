@@ -233,6 +233,7 @@ static __always_inline void init(struct sock *sk)
 	__u32 ssthresh;
 
 	ssthresh = cubic_init(s, get_tunables(), tp->tcp_mstamp, tp->snd_nxt);
+	s->seen_state = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 	if (ssthresh)
 		tp->snd_ssthresh = ssthresh;
 	if (first)
@@ -311,53 +312,90 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 }
 
 /*
- * The guard against impossible windows (docs/IMPOSSIBLE_WINDOWS.md). No
- * congestion control can set ssthresh above TCP_INFINITE_SSTHRESH, and none
- * of ours sets cwnd there; if either is found, it is replaced by what
- * bpf_cubic would have produced and counted (status: "repaired").
+ * The guard against impossible windows (docs/IMPOSSIBLE_WINDOWS.md). A
+ * kernel can skip every BPF callback of one softirq (this project's VM
+ * platform does so in the context of its PID 1); the struct_ops trampoline
+ * then hands .ssthresh's and .undo_cwnd's callers a stale stack slot. The
+ * first callback that runs again repairs what the skipped ones left: the
+ * ca_state moves it never saw (tcp_core_missed_move()), and ssthresh above
+ * TCP_INFINITE_SSTHRESH or cwnd above 2^31, which no congestion control
+ * sets. Each repair is counted (status: "repaired"); none changes a flow
+ * whose callbacks all ran.
  */
-static __noinline void repair_window(struct sock *sk)
+static __noinline void repair_window(struct sock *sk, bool fast)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	__u32 ssthresh = tp->snd_ssthresh, prior = tp->prior_cwnd;
+	struct cubic_state *s = ca_state(sk);
+	const struct cubic_tunables *t = get_tunables();
 	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	__u32 prior = tp->prior_cwnd;
 
-	if (ssthresh > TCP_CORE_INFINITE_SSTHRESH) {
-		ssthresh = TCP_CORE_INFINITE_SSTHRESH;
-		if (st != TCP_CA_Open && st != TCP_CA_Disorder && prior)
-			ssthresh = cubic_ssthresh_of(get_tunables(), prior);
-		tp->snd_ssthresh = ssthresh;
+	switch (tcp_core_missed_move(s->seen_state, st, tp->undo_marker, tp->prior_ssthresh,
+				     tp->snd_ssthresh)) {
+	case TCP_CORE_MISSED_SSTHRESH:
+		if (prior) {
+			tp->snd_ssthresh = cubic_recalc_ssthresh(s, t, prior);
+			s->prr_delivered = 0;
+			s->flags &= ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND);
+			count(CUBIC_CNT_REPAIRED, 1);
+		}
+		if (st == TCP_CA_Loss)
+			cubic_on_loss_state(s, (__u32)tp->tcp_mstamp, tp->snd_nxt);
+		break;
+	case TCP_CORE_MISSED_UNDO:
+		/* tcp_reno_undo_cwnd() of the cwnd PRR left, at most prior_cwnd */
+		if (prior && tp->snd_cwnd != prior) {
+			tp->snd_cwnd = prior;
+			count(CUBIC_CNT_REPAIRED, 1);
+		}
+		break;
+	case TCP_CORE_MISSED_END:
+		/* the kernel resets cwnd itself unless the ops have .cong_control */
+		if (fast && tp->snd_cwnd != tp->snd_ssthresh) {
+			tp->snd_cwnd = tp->snd_ssthresh;
+			count(CUBIC_CNT_REPAIRED, 1);
+		}
+		break;
+	}
+	s->seen_state = st;
+
+	if (tp->snd_ssthresh > TCP_CORE_INFINITE_SSTHRESH) {
+		tp->snd_ssthresh = st != TCP_CA_Open && st != TCP_CA_Disorder && prior
+					   ? cubic_ssthresh_of(t, prior)
+					   : TCP_CORE_INFINITE_SSTHRESH;
 		count(CUBIC_CNT_REPAIRED, 1);
 	}
 	if (tp->snd_cwnd > TCP_CORE_INFINITE_SSTHRESH) {
-		tp->snd_cwnd = ssthresh < TCP_CORE_INFINITE_SSTHRESH ? ssthresh
-				: (prior > 2 ? prior : 2);
+		tp->snd_cwnd = tp->snd_ssthresh < TCP_CORE_INFINITE_SSTHRESH ? tp->snd_ssthresh
+			       : (prior > 2 ? prior : 2);
 		count(CUBIC_CNT_REPAIRED, 1);
 	}
 }
 
-static __always_inline void check_window(struct sock *sk)
+/* At the start of every callback that can see a skipped one's leftovers: a few loads. */
+static __always_inline void check_window(struct sock *sk, bool fast)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 
-	if (tp->snd_ssthresh > TCP_CORE_INFINITE_SSTHRESH ||
+	if (((struct inet_connection_sock *)sk)->icsk_ca_state != ca_state(sk)->seen_state ||
+	    tp->snd_ssthresh > TCP_CORE_INFINITE_SSTHRESH ||
 	    tp->snd_cwnd > TCP_CORE_INFINITE_SSTHRESH)
-		repair_window(sk);
+		repair_window(sk, fast);
 }
 
 /*
- * cubictcp_state(), and the guard's check at the start of every reduction:
- * the kernel calls .ssthresh right before the moves of
- * tcp_core_reduction_begins(), on the same tcp clock. If that call did not
- * reach bc_recalc_ssthresh, its result is not ours: it is redone here,
- * before PRR or the loss window use it.
+ * cubictcp_state(), after the guard. The kernel calls .ssthresh right before
+ * the moves of tcp_core_reduction_begins(), on the same tcp clock; if that
+ * call alone did not reach bc_recalc_ssthresh, its result is not ours and is
+ * redone here, before PRR or the loss window use it.
  */
-static __always_inline void set_state(struct sock *sk, __u8 new_state)
+static __always_inline void set_state(struct sock *sk, __u8 new_state, bool fast)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
 	__u8 old = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 
+	check_window(sk, fast);
 	if (tcp_core_reduction_begins(old, new_state, tp->prior_ssthresh) &&
 	    s->reduction_us != (__u32)tp->tcp_mstamp && tp->prior_cwnd) {
 		tp->snd_ssthresh = cubic_recalc_ssthresh(s, get_tunables(), tp->prior_cwnd);
@@ -365,7 +403,7 @@ static __always_inline void set_state(struct sock *sk, __u8 new_state)
 		s->reduction_us = (__u32)tp->tcp_mstamp;
 		count(CUBIC_CNT_REPAIRED, 1);
 	}
-	check_window(sk);
+	s->seen_state = new_state;
 	if (new_state == TCP_CA_Loss)
 		cubic_on_loss_state(s, (__u32)tp->tcp_mstamp, tp->snd_nxt);
 }
@@ -373,7 +411,7 @@ static __always_inline void set_state(struct sock *sk, __u8 new_state)
 SEC("struct_ops/bc_set_state")
 void BPF_PROG(bc_set_state, struct sock *sk, __u8 new_state)
 {
-	set_state(sk, new_state);
+	set_state(sk, new_state, false);
 }
 
 /* cubictcp_cwnd_event(), and HyStart++ after an idle restart */
@@ -438,7 +476,7 @@ SEC("struct_ops/bc_pkts_acked")
 void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	/* every ACK that acks or SACKs data, before the kernel's PRR uses them */
-	check_window(sk);
+	check_window(sk, false);
 	rtt_sample(sk, sample->rtt_us);
 }
 
@@ -624,12 +662,12 @@ void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struc
 	struct cubic_state *s = ca_state(sk);
 	struct net *net = sk_net(sk);
 
+	check_window(sk, true);
 	/* what .pkts_acked got: the same rs->rtt_us, set by tcp_clean_rtx_queue() */
 	if (s->reduction_us == (__u32)tp->tcp_mstamp)
 		rtt_sample_before_reduction(sk, (__s32)rs->rtt_us);
 	else
 		rtt_sample(sk, (__s32)rs->rtt_us);
-	check_window(sk);
 	undo_to_hystart_cwnd(sk);
 
 	if (in_cwnd_reduction(sk)) {
@@ -707,8 +745,10 @@ SEC("struct_ops/bc_set_state_fast")
 void BPF_PROG(bc_set_state_fast, struct sock *sk, __u8 new_state)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	__u8 old = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	__u8 old;
 
+	check_window(sk, true);
+	old = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 	undo_to_hystart_cwnd(sk);
 	if (tcp_core_end_reduction(old, new_state, tp->undo_marker, tp->snd_ssthresh)) {
 		tp->snd_cwnd = tp->snd_ssthresh;
@@ -726,7 +766,7 @@ void BPF_PROG(bc_set_state_fast, struct sock *sk, __u8 new_state)
 		if (cwnd)
 			tp->snd_cwnd = cwnd;
 	}
-	set_state(sk, new_state);
+	set_state(sk, new_state, true);
 }
 
 /*

@@ -100,6 +100,34 @@ static inline int tcp_core_reduction_begins(__u8 old, __u8 new_state, __u32 prio
 }
 
 /*
+ * The guard against skipped callbacks (docs/IMPOSSIBLE_WINDOWS.md): what a
+ * move from ca_state seen (the last one .set_state saw) to now, made without
+ * .set_state, left undone. The kernel calls .ssthresh, .undo_cwnd and
+ * .set_state in one context, so when one of them was skipped, all were.
+ */
+#define TCP_CORE_MISSED_NOTHING	 0
+#define TCP_CORE_MISSED_SSTHRESH 1 /* a reduction began: ssthresh is not .ssthresh's */
+#define TCP_CORE_MISSED_UNDO	 2 /* a reduction was undone: cwnd is not .undo_cwnd's */
+#define TCP_CORE_MISSED_END	 3 /* a reduction ended: tcp_end_cwnd_reduction()'s reset */
+
+static inline int tcp_core_missed_move(__u8 seen, __u8 now, __u32 undo_marker,
+				       __u32 prior_ssthresh, __u32 ssthresh)
+{
+	if (seen == now)
+		return TCP_CORE_MISSED_NOTHING;
+	if (tcp_core_reduction_begins(seen, now, prior_ssthresh))
+		return TCP_CORE_MISSED_SSTHRESH;
+	/* tcp_undo_cwnd_reduction() calls .undo_cwnd only with prior_ssthresh set */
+	if ((seen == TCP_CORE_CA_RECOVERY || seen == TCP_CORE_CA_LOSS) &&
+	    (now == TCP_CORE_CA_OPEN || now == TCP_CORE_CA_DISORDER) && !undo_marker &&
+	    prior_ssthresh)
+		return TCP_CORE_MISSED_UNDO;
+	if (tcp_core_end_reduction(seen, now, undo_marker, ssthresh))
+		return TCP_CORE_MISSED_END;
+	return TCP_CORE_MISSED_NOTHING;
+}
+
+/*
  * tcp_may_raise_cwnd(): with high reordering grow on any delivery, otherwise
  * only on in-order delivery (RFC 5681).
  */

@@ -233,6 +233,39 @@ TEST(reduction_begins)
 	CHECK(!tcp_core_reduction_begins(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_OPEN, 30), "open");
 }
 
+/* What a move that .set_state never saw left undone. */
+TEST(missed_moves)
+{
+	const __u32 inf = TCP_CORE_INFINITE_SSTHRESH;
+
+	CHECK_EQ(tcp_core_missed_move(TCP_CORE_CA_OPEN, TCP_CORE_CA_OPEN, 0, 0, inf),
+		 TCP_CORE_MISSED_NOTHING);
+	CHECK_EQ(tcp_core_missed_move(TCP_CORE_CA_OPEN, TCP_CORE_CA_RECOVERY, 77, 30, 20),
+		 TCP_CORE_MISSED_SSTHRESH);
+	CHECK_EQ(tcp_core_missed_move(TCP_CORE_CA_DISORDER, TCP_CORE_CA_CWR, 0, 0, 20),
+		 TCP_CORE_MISSED_SSTHRESH);
+	CHECK_EQ(tcp_core_missed_move(TCP_CORE_CA_OPEN, TCP_CORE_CA_LOSS, 77, 30, 20),
+		 TCP_CORE_MISSED_SSTHRESH);
+	/* a path MTU drop's Loss asks nothing of the congestion control */
+	CHECK_EQ(tcp_core_missed_move(TCP_CORE_CA_OPEN, TCP_CORE_CA_LOSS, 0, 0, 20),
+		 TCP_CORE_MISSED_NOTHING);
+	/* undone: undo_marker cleared, prior_ssthresh still set */
+	CHECK_EQ(tcp_core_missed_move(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_OPEN, 0, 30, 30),
+		 TCP_CORE_MISSED_UNDO);
+	CHECK_EQ(tcp_core_missed_move(TCP_CORE_CA_LOSS, TCP_CORE_CA_DISORDER, 0, 30, 30),
+		 TCP_CORE_MISSED_UNDO);
+	/* an ECE recovery (no prior_ssthresh) is never undone through .undo_cwnd */
+	CHECK_EQ(tcp_core_missed_move(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_OPEN, 0, 0, 20),
+		 TCP_CORE_MISSED_NOTHING);
+	/* ended without an undo: the reset */
+	CHECK_EQ(tcp_core_missed_move(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_OPEN, 77, 30, 20),
+		 TCP_CORE_MISSED_END);
+	CHECK_EQ(tcp_core_missed_move(TCP_CORE_CA_CWR, TCP_CORE_CA_OPEN, 0, 0, 20),
+		 TCP_CORE_MISSED_END);
+	CHECK_EQ(tcp_core_missed_move(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_LOSS, 77, 30, 20),
+		 TCP_CORE_MISSED_NOTHING);
+}
+
 int main(void)
 {
 	RUN(prr_first_ack_forces_one_retransmit);
@@ -246,5 +279,6 @@ int main(void)
 	RUN(app_limited_decay);
 	RUN(end_of_reduction);
 	RUN(reduction_begins);
+	RUN(missed_moves);
 	return unit_done("test_tcp_ack");
 }
