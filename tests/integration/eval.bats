@@ -45,6 +45,7 @@ setup_file() {
 teardown_file() {
 	cleanup_prefix "$EP"
 	cleanup_prefix "${EP}i"
+	cleanup_prefix "${EP}m"
 }
 
 median() { # SCENARIO ALGORITHM FIELD
@@ -106,6 +107,96 @@ count() { # SCENARIO ALGORITHM
 	o=$(median r50_20_1 bpf_off exit_cwnd)
 	echo "r50_20_1: cubic $c, off $o"
 	[ "$c" -lt "$o" ]
+}
+
+@test "eval: no flow of the quick matrix has an impossible window" {
+	# run.sh would have stopped with exit 3; the field is there and 0 for every flow
+	[ "$(jq -s '[.[] | select(.impossible_samples != 0)] | length' "$EV/flows.jsonl")" -eq 0 ]
+	[ "$(jq -s '[.[] | select(.cwnd_bound > 0)] | length' "$EV/flows.jsonl")" -eq 42 ]
+}
+
+# probe_file FILE CWND SSTHRESH: a tcp_probe trace of one flow towards port
+# 25000, 40 ACKs of growing cwnd, the 31st with CWND and SSTHRESH (%.0f: mawk's
+# %d stops at 2^31 - 1)
+probe_file() {
+	awk -v c="$2" -v s="$3" 'BEGIN {
+		for (i = 0; i < 40; i++) {
+			cw = 10 + i * 5; ss = 2147483647
+			if (i == 30) { cw = c; ss = s }
+			printf "          iperf3-1234    (   1234) [001] ..s1.  %.6f: tcp_probe: family=AF_INET src=10.77.1.1:40000 dest=10.77.2.2:25000 mark=0x0 data_len=0 snd_nxt=0x10 snd_una=0x%x snd_cwnd=%.0f ssthresh=%.0f snd_wnd=100000 srtt=11000 rcv_wnd=65535 sock_cookie=1\n", 100 + i * 0.002, i * 1448, cw, ss
+		}
+	}' >"$1"
+}
+
+# analyze_flow PROBE: analyze.py flow on it, an s2011-like path (BDP 188,
+# buffer 189: bound 4 x 377 + 100 = 1608)
+analyze_flow() {
+	echo '{}' >"$BATS_TEST_TMPDIR/ip.json"
+	: >"$BATS_TEST_TMPDIR/bpf.jsonl"
+	/usr/bin/python3 "$REPO/tools/eval/analyze.py" flow --scenario s2011 --algorithm bpf_off --kind bpf \
+		--arg off --rep 1 --rate 200mbit --rtt 11.3ms --buffer 1bdp --bdp-pkts 188 --buffer-pkts 189 \
+		--port 25000 --duration 5 --iperf "$BATS_TEST_TMPDIR/ip.json" --probe "$1" \
+		--bpf-trace "$BATS_TEST_TMPDIR/bpf.jsonl" --nstat-before "0 0" --nstat-after "0 0" \
+		--tbf-before 0 --tbf-after 0 --cwnd-csv "$BATS_TEST_TMPDIR/cwnd.csv"
+}
+
+@test "eval: an impossible window fails the flow and the report, loudly (synthetic samples)" {
+	echo "scenario,algorithm,rep,t_s,cwnd,ssthresh_finite" >"$BATS_TEST_TMPDIR/cwnd.csv"
+	# a sane flow passes
+	probe_file "$BATS_TEST_TMPDIR/ok.txt" 160 112
+	run analyze_flow "$BATS_TEST_TMPDIR/ok.txt"
+	[ "$status" -eq 0 ]
+	# ssthresh 0x81104110 (the committed run's): exit 3, one message naming flow, time and value
+	probe_file "$BATS_TEST_TMPDIR/inf.txt" 3256776 2165325072
+	run analyze_flow "$BATS_TEST_TMPDIR/inf.txt"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ $output == *"IMPOSSIBLE WINDOW: s2011 bpf_off rep 1 (sport 40000): ssthresh 2165325072 > 2147483647"*"at t="* ]]
+	# a cwnd above 4 x (BDP + buffer) + 100 alone, and a finite ssthresh above it
+	probe_file "$BATS_TEST_TMPDIR/cwnd.txt" 1609 100
+	run analyze_flow "$BATS_TEST_TMPDIR/cwnd.txt"
+	[ "$status" -eq 3 ]
+	[[ $output == *"cwnd 1609 > 1608 packets"* ]]
+	probe_file "$BATS_TEST_TMPDIR/fin.txt" 6 47225792
+	run analyze_flow "$BATS_TEST_TMPDIR/fin.txt"
+	[ "$status" -eq 3 ]
+	[[ $output == *"ssthresh 47225792 > 1608 packets"* ]]
+	# the report refuses a run holding such a flow
+	mkdir -p "$BATS_TEST_TMPDIR/run"
+	analyze_flow "$BATS_TEST_TMPDIR/ok.txt" >"$BATS_TEST_TMPDIR/run/flows.jsonl"
+	analyze_flow "$BATS_TEST_TMPDIR/inf.txt" >>"$BATS_TEST_TMPDIR/run/flows.jsonl" 2>/dev/null || true
+	run /usr/bin/python3 "$REPO/tools/eval/analyze.py" report --in "$BATS_TEST_TMPDIR/run" --out "$BATS_TEST_TMPDIR/rep"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ $output == *"IMPOSSIBLE WINDOW: s2011 bpf_off rep 1"* ]]
+	# and the committed run made on 6.18.44-fc-v657 (docs/IMPOSSIBLE_WINDOWS.md): its 4 flows
+	run /usr/bin/python3 "$REPO/tools/eval/analyze.py" report --in "$REPO/docs/eval" --out "$BATS_TEST_TMPDIR/old"
+	[ "$status" -eq 3 ]
+	[ "$(grep -c 'IMPOSSIBLE WINDOW' <<<"$output")" -eq 4 ]
+}
+
+@test "eval: run.sh stops at the first flow analyze.py finds impossible, and cleans up" {
+	p="${EP}m"
+	# a python that runs analyze.py and then finds the flow impossible
+	printf '%s\n' '#!/bin/bash' \
+		'if [ "${2:-}" = flow ]; then' \
+		'	/usr/bin/python3 "$@" || exit' \
+		'	echo "analyze.py: IMPOSSIBLE WINDOW: (test) ssthresh 2165325072 > 2147483647" >&2' \
+		'	exit 3' \
+		'fi' \
+		'exec /usr/bin/python3 "$@"' >"$BATS_TEST_TMPDIR/py"
+	chmod +x "$BATS_TEST_TMPDIR/py"
+	run env EVAL_PYTHON="$BATS_TEST_TMPDIR/py" "$RUN" --scenarios r50_20_1 --algos "cubic bpf_off" --reps 2 \
+		--duration 2 --prefix "$p" --out "$BATS_TEST_TMPDIR/m"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ $output == *"IMPOSSIBLE WINDOW: (test)"* ]]
+	[[ $output == *"run.sh: stopped after an impossible window"* ]]
+	# it stopped at the first flow
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/m/flows.jsonl")" -eq 1 ]
+	run leftovers "$p"
+	echo "$output"
+	[ -z "$output" ]
 }
 
 @test "eval: nothing is left behind" {

@@ -26,6 +26,35 @@ INF_SSTHRESH = 2147483647
 MSS = 1448
 IP_PKT = 1500
 
+# Impossible windows (docs/IMPOSSIBLE_WINDOWS.md): an ssthresh above
+# TCP_INFINITE_SSTHRESH, or a cwnd (or a finite ssthresh, always derived from a
+# cwnd) far above anything the path can hold, is a value no congestion control
+# computed. One such sample fails the flow (and
+# run.sh, and the report) with exit code IMPOSSIBLE_EXIT; it is never counted
+# and ignored. The cwnd bound: slow start at most doubles cwnd per RTT and a
+# loss is seen about one RTT after the buffer overflows, so a real flow stays
+# below about 2 x (BDP + buffer) (the committed runs: at most 2.2 x); 4 x leaves
+# a factor of two, + 100 packets covers tiny paths where the initial window and
+# per-ACK growth dominate. The impossible windows seen were 3,085,192 and above.
+IMPOSSIBLE_EXIT = 3
+
+
+def cwnd_bound(bdp_pkts, buffer_pkts):
+    return 4 * (bdp_pkts + buffer_pkts) + 100
+
+
+def impossible(cwnd, ssth, bound):
+    """Why the sample is impossible, or None."""
+    if ssth is not None and ssth > INF_SSTHRESH:
+        return f"ssthresh {ssth} > {INF_SSTHRESH} (TCP_INFINITE_SSTHRESH), cwnd {cwnd}"
+    if cwnd > bound:
+        return f"cwnd {cwnd} > {bound} packets = 4 x (BDP + buffer) + 100"
+    if ssth is not None and bound < ssth < INF_SSTHRESH:
+        # every ssthresh is derived from a cwnd the flow had (beta x cwnd, cwnd
+        # at a HyStart exit, 3/4 cwnd): above the cwnd bound, no algorithm set it
+        return f"ssthresh {ssth} > {bound} packets = 4 x (BDP + buffer) + 100, cwnd {cwnd}"
+    return None
+
 # Fidelity criteria: bpf_cubic preset linux against the kernel's cubic.
 FID_CWND = 0.10      # median exit cwnd within 10 %
 FID_GOODPUT = 0.03   # median goodput within 3 %
@@ -107,7 +136,7 @@ def flow(a):
     anomalies = 0
     for (t, una, cwnd, ssth, swnd, srtt) in s:
         if ssth >= INF_SSTHRESH:
-            # a value above TCP_INFINITE_SSTHRESH is no exit; count it (seen once, unexplained)
+            # a value above TCP_INFINITE_SSTHRESH is impossible: the flow fails below
             anomalies += ssth > INF_SSTHRESH
             last_ss_cwnd = cwnd
             continue
@@ -118,6 +147,19 @@ def flow(a):
             exit_cwnd, how = last_ss_cwnd, "cwnd_before"  # loss: ssthresh = beta x cwnd
         break
     rec["probe_ssthresh_above_inf"] = anomalies
+    # ---- impossible samples, on every socket of the flow (data and control)
+    bound = cwnd_bound(a.bdp_pkts, a.buffer_pkts)
+    bad = []
+    for sp in sorted(probes):
+        for (t, una, cwnd, ssth, *_rest) in probes[sp]:
+            why = impossible(cwnd, ssth, bound)
+            if why:
+                bad.append((t, sp, why))
+    bad.sort()
+    rec["cwnd_bound"] = bound
+    rec["impossible_samples"] = len(bad)
+    rec["impossible_first"] = ({"t_s": r(bad[0][0] - t0) if t0 is not None else None, "sport": bad[0][1],
+                                "what": bad[0][2]} if bad else None)
     rec["exit_observed"] = exit_t is not None
     rec["exit_cwnd"] = exit_cwnd
     rec["exit_cwnd_from"] = how
@@ -231,6 +273,12 @@ def flow(a):
             for b in sorted(rows):
                 w.writerow([a.scenario, a.algorithm, a.rep, b, rows[b][0], rows[b][1]])
     print(json.dumps(rec))
+    if bad:
+        f0 = rec["impossible_first"]
+        print(f"analyze.py: IMPOSSIBLE WINDOW: {a.scenario} {a.algorithm} rep {a.rep} (sport {f0['sport']}): "
+              f"{f0['what']} at t={f0['t_s']} s (trace time {bad[0][0]:.6f}); {len(bad)} impossible "
+              f"samples in this flow (docs/IMPOSSIBLE_WINDOWS.md)", file=sys.stderr)
+        sys.exit(IMPOSSIBLE_EXIT)
 
 
 # ====================================================================== report
@@ -688,8 +736,43 @@ def disagreement(x):
     return s
 
 
+def impossible_flows(flows, cwnd_csv):
+    """One message per flow with an impossible sample: in flows.jsonl (this run's
+    check, or an old run's probe_ssthresh_above_inf) or in cwnd.csv."""
+    msgs = {}
+    bounds = {}
+    for x in flows:
+        key = (x["scenario"], x["algorithm"], str(x["rep"]))
+        bounds[x["scenario"]] = cwnd_bound(x["bdp_pkts"], x["buffer_pkts"])
+        f0 = x.get("impossible_first")
+        if x.get("impossible_samples"):
+            msgs[key] = (f"sport {f0['sport']}: {f0['what']} at t={f0['t_s']} s; "
+                         f"{x['impossible_samples']} impossible samples")
+        elif x.get("probe_ssthresh_above_inf"):
+            msgs[key] = (f"sport {x.get('sport')}: {x['probe_ssthresh_above_inf']} tcp_probe samples with "
+                         f"ssthresh > {INF_SSTHRESH} (TCP_INFINITE_SSTHRESH)")
+    if os.path.exists(cwnd_csv):
+        with open(cwnd_csv) as f:
+            for row in csv.DictReader(f):
+                key = (row["scenario"], row["algorithm"], row["rep"])
+                bound = bounds.get(row["scenario"])
+                if bound is None or key in msgs:
+                    continue
+                why = impossible(int(row["cwnd"]), None, bound)
+                if why:
+                    msgs[key] = f"{why} at t={row['t_s']} s (cwnd.csv)"
+    return [f"{k[0]} {k[1]} rep {k[2]}: {v}" for k, v in sorted(msgs.items())]
+
+
 def report(a):
     flows = load(a.inp)
+    bad_windows = impossible_flows(flows, os.path.join(a.inp, "cwnd.csv"))
+    if bad_windows:
+        for m in bad_windows:
+            print(f"analyze.py: IMPOSSIBLE WINDOW: {m}", file=sys.stderr)
+        print(f"analyze.py: report: {len(bad_windows)} flows with impossible windows in {a.inp}: no report "
+              f"from such a run (docs/IMPOSSIBLE_WINDOWS.md)", file=sys.stderr)
+        sys.exit(IMPOSSIBLE_EXIT)
     g = group(flows)
     outdir = a.out or a.inp
     os.makedirs(outdir, exist_ok=True)

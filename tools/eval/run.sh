@@ -158,6 +158,7 @@ TMP=$(mktemp -d /tmp/bceval.XXXXXX)
 TRACE_PID=
 PATH_UP=0
 LOADED=()
+IMPOSSIBLE=0
 # shellcheck disable=SC2317 # called from the traps
 cleanup() {
 	local rc=$?
@@ -181,6 +182,7 @@ cleanup() {
 			log "could not unload $n"
 	done
 	rm -rf "$TMP"
+	[ "$IMPOSSIBLE" = 0 ] || echo "run.sh: stopped after an impossible window (above); results so far in $OUT" >&2
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -242,7 +244,7 @@ run_flow() { # SCEN_ID RATE RTT BUF ALGO_ID KIND ARG REP
 		TRACE_PID=$!
 		sleep 0.3
 	fi
-	local rc=0
+	local rc=0 arc=0
 	timeout $(( DUR + 30 )) ip netns exec "$PATHN-snd" \
 		iperf3 -c "$RCV_ADDR" -p "$PORT" -C "$ca" -t "$DUR" -i 0.1 -J >"$f.iperf" 2>"$f.iperf.err" || rc=$?
 	sleep 0.2
@@ -266,7 +268,10 @@ run_flow() { # SCEN_ID RATE RTT BUF ALGO_ID KIND ARG REP
 		--bdp-pkts "$BDP" --buffer-pkts "$BUFP" --port "$PORT" --duration "$DUR" \
 		--iperf "$f.iperf" --probe "$f.probe" --bpf-trace "$f.bpf" \
 		--nstat-before "$h0" --nstat-after "$h1" --tbf-before "${d0:-0}" --tbf-after "${d1:-0}" \
-		--cwnd-csv "$CWND" >>"$FLOWS" || log "analysis of $sid $aid rep $rep failed"
+		--cwnd-csv "$CWND" >>"$FLOWS" || arc=$?
+	# an impossible window (analyze.py has named the flow, time and value) ends the run
+	[ "${arc:-0}" != 3 ] || { IMPOSSIBLE=1; exit 3; }
+	[ "${arc:-0}" = 0 ] || log "analysis of $sid $aid rep $rep failed"
 	tail -n 1 "$FLOWS" | jq -r '"  \(.scenario) \(.algorithm) rep \(.rep): exit \(.exit_reason) cwnd \(.exit_cwnd) (\(.exit_cwnd_bdp) BDP) at \(.exit_time_s)s, ss retx \(.ss_retrans), t90 \(.t90_s)s, goodput \(.goodput_mbit) Mbit/s"' >&2 || true
 }
 
