@@ -39,7 +39,8 @@ teardown() {
 	"$CUBICCTL" load --name "$NAME"
 	netns_pair "$NS"
 	iperf_server "$NS-b"
-	ip netns exec "$NS-a" iperf3 -c 10.98.0.2 -C "$NAME" -t 3 -J >"$BATS_TEST_TMPDIR/c.json" &
+	window_watch "$NS-a" "$VETH_BOUND" "$NAME on a veth" \
+		ip netns exec "$NS-a" iperf3 -c 10.98.0.2 -C "$NAME" -t 3 -J >"$BATS_TEST_TMPDIR/c.json" &
 	client=$!
 	sleep 1.5
 	# the kernel reports our algorithm on the live socket
@@ -47,6 +48,7 @@ teardown() {
 	[ "$(counter "$NAME" flows_init)" -ge 1 ]
 	sockets_during=$("$CUBICCTL" -j status --name "$NAME" | jq -r '.instances[0].sockets')
 	wait $client
+	assert_iperf_windows "$BATS_TEST_TMPDIR/c.json" "$VETH_BOUND"
 	grep -q "$NAME" "$BATS_TEST_TMPDIR/ss.txt"
 	[ "$(jq -r '.end.sender_tcp_congestion' "$BATS_TEST_TMPDIR/c.json")" = "$NAME" ]
 	bps=$(jq -r '.end.sum_received.bits_per_second' "$BATS_TEST_TMPDIR/c.json")
@@ -206,4 +208,28 @@ print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").
 	"$CUBICCTL" unload --name "$NAME"
 	run grep -qw "$NAME" /proc/sys/net/ipv4/tcp_allowed_congestion_control
 	[ "$status" -ne 0 ]
+}
+
+@test "an impossible window fails window_watch and assert_iperf_windows, naming the flow and value" {
+	netns_pair "$NS"
+	iperf_server "$NS-b"
+	# every cwnd is above a bound of 5 packets: impossible for the watch
+	run window_watch "$NS-a" 5 "bound 5" ip netns exec "$NS-a" iperf3 -c 10.98.0.2 -t 1 -J
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"IMPOSSIBLE WINDOW: bound 5: "*" flow 10.98.0.1:"*" > 10.98.0.2:5201 at t="*"cwnd "*" > bound 5 packets"* ]]
+	[[ $output == *"window_watch: bound 5: impossible window"* ]]
+	# the command's own status comes back when nothing is impossible
+	run window_watch "$NS-a" "$VETH_BOUND" "true" true
+	[ "$status" -eq 0 ]
+	run window_watch "$NS-a" "$VETH_BOUND" "false" false
+	[ "$status" -eq 1 ]
+	# iperf3 JSON: max_snd_cwnd is in bytes
+	echo '{"end": {"streams": [{"sender": {"max_snd_cwnd": 14480}}]}}' >"$BATS_TEST_TMPDIR/ok.json"
+	echo '{"end": {"streams": [{"sender": {"max_snd_cwnd": 4715811648}}]}}' >"$BATS_TEST_TMPDIR/bad.json"
+	assert_iperf_windows "$BATS_TEST_TMPDIR/ok.json" 1568
+	run assert_iperf_windows "$BATS_TEST_TMPDIR/bad.json" 1568
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"IMPOSSIBLE WINDOW: $BATS_TEST_TMPDIR/bad.json: snd_cwnd 3256776 packets > bound 1568"* ]]
 }

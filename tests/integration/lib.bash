@@ -105,11 +105,76 @@ path_stop() {
 	"$PATHEMU" stop --name "$1" >/dev/null 2>&1 || true
 }
 
-# Bulk flow over path P with congestion control CA for SECONDS; iperf3 JSON to FILE.
+# ---- impossible windows (docs/IMPOSSIBLE_WINDOWS.md)
+# A sample with ssthresh > 0x7fffffff (TCP_INFINITE_SSTHRESH) or a cwnd far
+# above what the path can hold is a value no congestion control computed; it
+# fails the test that ran the flow, loudly, and is never counted and ignored.
+TCPWATCH="$REPO/tools/soak/tcpwatch.py"
+
+# window_bound BDP BUFFER: the largest possible cwnd on an emulated path,
+# 4 x (BDP + buffer) + 100 packets (slow start's overshoot stays below about
+# 2 x; see tools/eval/analyze.py). path_bound: that of the path_start'ed path.
+window_bound() {
+	echo $(( 4 * ($1 + $2) + 100 ))
+}
+path_bound() {
+	[ -n "${PATH_BDP:-}" ] && [ -n "${PATH_BUF:-}" ] || { echo "path_bound: no path (path_start)" >&2; return 1; }
+	window_bound "$PATH_BDP" "$PATH_BUF"
+}
+# An unshaped veth (netns_pair) has no BDP: what a flow can have in flight is
+# bounded by the send buffer, tcp_wmem's maximum (67108864 bytes) / 1448.
+VETH_BOUND=$(( 4 * 67108864 / 1448 + 100 ))
+
+# window_watch NS BOUND LABEL CMD...: run CMD while tools/soak/tcpwatch.py polls
+# TCP_INFO (ssthresh in full, which ss hides above 65535) of every socket in
+# namespace NS every 50 ms. An impossible sample fails it (status 1, the flow,
+# time and value on stderr); otherwise CMD's status. CMD's stdout is kept.
+window_watch() {
+	local ns=$1 bound=$2 label=$3 wpid rc=0 wrc=0 log
+	shift 3
+	log=$(mktemp "${BATS_TEST_TMPDIR:-/tmp}/tcpwatch.XXXXXX")
+	ip netns exec "$ns" /usr/bin/python3 "$TCPWATCH" --bound "$bound" --label "$label" >"$log" 2>&1 &
+	wpid=$!
+	# the watch is on (signal handlers set, first poll done) before CMD starts
+	for _ in $(seq 100); do
+		grep -q 'watching' "$log" 2>/dev/null && break
+		kill -0 "$wpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	"$@" || rc=$?
+	kill -TERM "$wpid" 2>/dev/null
+	wait "$wpid" || wrc=$?
+	if [ "$wrc" != 0 ]; then
+		grep -a 'IMPOSSIBLE WINDOW' "$log" >&2 || cat "$log" >&2
+		echo "window_watch: $label: impossible window (docs/IMPOSSIBLE_WINDOWS.md)" >&2
+		rm -f "$log"
+		return 1
+	fi
+	rm -f "$log"
+	return "$rc"
+}
+
+# assert_iperf_windows FILE BOUND: the sender's snd_cwnd in iperf3 -J output
+# (each interval's, and the flow's max_snd_cwnd; bytes, / 1448) is within BOUND.
+assert_iperf_windows() {
+	local f=$1 bound=$2 max
+	max=$(jq '[(.intervals // [])[].streams[]?.snd_cwnd?, (.end.streams // [])[].sender.max_snd_cwnd?]
+		| map(select(. != null)) | (max // 0) / 1448 | floor' "$f" 2>/dev/null) || return 0
+	if [ "${max:-0}" -gt "$bound" ]; then
+		echo "IMPOSSIBLE WINDOW: $f: snd_cwnd $max packets > bound $bound (docs/IMPOSSIBLE_WINDOWS.md)" >&2
+		return 1
+	fi
+}
+
+# Bulk flow over path P with congestion control CA for SECONDS; iperf3 JSON to
+# FILE. Fails on an impossible window (window_watch, assert_iperf_windows).
 bulk() {
-	local p=$1 ca=$2 secs=$3 out=$4
+	local p=$1 ca=$2 secs=$3 out=$4 bound
 	shift 4
-	ip netns exec "$p-snd" iperf3 -c 10.77.2.2 -C "$ca" -t "$secs" -J "$@" >"$out"
+	bound=$(window_bound "${PATH_BDP:?bulk: no path}" "${PATH_BUF:?bulk: no path}")
+	window_watch "$p-snd" "$bound" "$ca over $p" \
+		ip netns exec "$p-snd" iperf3 -c 10.77.2.2 -C "$ca" -t "$secs" -J "$@" >"$out" || return 1
+	assert_iperf_windows "$out" "$bound"
 }
 
 # From setup_file: one emulated path for a whole suite, P = bt<pid><suffix>.
