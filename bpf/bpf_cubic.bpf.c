@@ -93,8 +93,9 @@ static __always_inline void count(enum cubic_counter idx, __u64 v)
 }
 
 /*
- * Exit counters by reason, in one lookup; the same accounting as Linux's
- * TcpExtTCPHystart{Train,Delay}{Detect,Cwnd}. Only at exits, never per ACK.
+ * Exit counters by reason (CUBIC_EXIT_REASONS), in one lookup; the same
+ * accounting as Linux's TcpExtTCPHystart{Train,Delay}{Detect,Cwnd}. One test
+ * per reason, unrolled by the preprocessor. Only at exits, never per ACK.
  */
 static __noinline void count_exit(__u32 reasons, __u32 cwnd)
 {
@@ -103,26 +104,13 @@ static __noinline void count_exit(__u32 reasons, __u32 cwnd)
 
 	if (!c)
 		return;
-	if (reasons & CUBIC_EV_ACK_TRAIN) {
-		c->c[CUBIC_CNT_EXIT_TRAIN]++;
-		c->c[CUBIC_CNT_EXIT_TRAIN_CWND] += cwnd;
+#define CUBIC_X_COUNT_EXIT(ID, name, bit, sum, ...)                                                \
+	if (reasons & CUBIC_EV_##ID) {                                                             \
+		c->c[CUBIC_CNT_EXIT_##ID]++;                                                       \
+		CUBIC_IF_CWND(sum, c->c[CUBIC_CNT_EXIT_##ID##_CWND] += cwnd;)                      \
 	}
-	if (reasons & CUBIC_EV_DELAY) {
-		c->c[CUBIC_CNT_EXIT_DELAY]++;
-		c->c[CUBIC_CNT_EXIT_DELAY_CWND] += cwnd;
-	}
-	if (reasons & CUBIC_EV_LOSS) {
-		c->c[CUBIC_CNT_EXIT_LOSS]++;
-		c->c[CUBIC_CNT_EXIT_LOSS_CWND] += cwnd;
-	}
-	if (reasons & CUBIC_EV_CSS_ENTER)
-		c->c[CUBIC_CNT_CSS_ENTER]++;
-	if (reasons & CUBIC_EV_CSS_RESUME)
-		c->c[CUBIC_CNT_CSS_RESUME]++;
-	if (reasons & CUBIC_EV_CSS_EXIT) {
-		c->c[CUBIC_CNT_CSS_EXIT]++;
-		c->c[CUBIC_CNT_CSS_EXIT_CWND] += cwnd;
-	}
+	CUBIC_EXIT_REASONS(CUBIC_X_COUNT_EXIT)
+#undef CUBIC_X_COUNT_EXIT
 }
 
 static __always_inline struct cubic_state *ca_state(struct sock *sk)

@@ -40,23 +40,94 @@ enum cubic_hystart_mode {
 	CUBIC_HYSTART_PP = 2, /* HyStart++, RFC 9406 */
 };
 
-/* Per-CPU counters of one instance; cubicctl sums them over CPUs. */
+/*
+ * The exit reasons: why a record was written, and what the exit counters
+ * count. One line per reason; everything else derives from this table: the
+ * CUBIC_EV_* bits, the counters (and their place in the map), the BPF program's
+ * count_exit(), trace's reason words and JSON booleans, status's text lines and
+ * JSON keys, and `cubicctl help --reasons-json` for tools/.
+ *
+ * X(ID, name, bit, sum, key, line, ends, abbrev, help)
+ *   ID      CUBIC_EV_<ID> (its bit) and CUBIC_CNT_EXIT_<ID> (its counter)
+ *   name    trace's reason word and JSON boolean, status's word
+ *   bit     its bit in cubic_event.flags (within CUBIC_EV_REASONS: ABI)
+ *   sum     CWND: also a counter CUBIC_CNT_EXIT_<ID>_CWND, the sum of cwnd at
+ *           those exits (status: mean cwnd, JSON "<key>_cwnd_sum"); NO_CWND: none
+ *   key     status's JSON key for the count
+ *   line    the status line it is counted on: EXITS or HSPP ("hystart++")
+ *   ends    1 if slow start is over after it (0: a HyStart++ phase change)
+ *   abbrev  one letter, for reports
+ *
+ * ACK_TRAIN and DELAY share the "hystart_detect" bits. The ACK train and delay
+ * counters are Linux's TcpExtTCPHystart{Train,Delay}{Detect,Cwnd}.
+ */
+#define CUBIC_EXIT_REASONS(X)                                                                      \
+	X(ACK_TRAIN, ack_train, CUBIC_HYSTART_ACK_TRAIN, CWND, "exit_ack_train", EXITS, 1, "T",   \
+	  "HyStart's ACK train fired")                                                             \
+	X(DELAY, delay, CUBIC_HYSTART_DELAY, CWND, "exit_delay", EXITS, 1, "D",                    \
+	  "HyStart's delay test fired")                                                            \
+	X(LOSS, loss, 0x0004, CWND, "exit_loss", EXITS, 1, "L",                                    \
+	  "slow start ended by loss, RTO or ECN before HyStart")                                   \
+	X(CSS_ENTER, css_enter, 0x0008, NO_CWND, "css_enter", HSPP, 0, "E",                        \
+	  "HyStart++: slow start -> Conservative Slow Start")                                      \
+	X(CSS_RESUME, css_resume, 0x0010, NO_CWND, "css_resume", HSPP, 0, "R",                     \
+	  "HyStart++: RTT fell below the baseline: back to slow start")                            \
+	X(CSS_EXIT, css_exit, 0x0020, CWND, "css_exit", HSPP, 1, "C",                              \
+	  "HyStart++: CSS_ROUNDS done: congestion avoidance")
+
+/*
+ * The sum column: CUBIC_IF_CWND(sum, tokens) is tokens for CWND, nothing for
+ * NO_CWND; CUBIC_CWND_OR(sum, a, b) is a for CWND, b for NO_CWND.
+ */
+#define CUBIC_IF_CWND(sum, ...)		    CUBIC_IF_CWND_##sum(__VA_ARGS__)
+#define CUBIC_IF_CWND_CWND(...)		    __VA_ARGS__
+#define CUBIC_IF_CWND_NO_CWND(...)
+#define CUBIC_CWND_OR(sum, a, b)	    CUBIC_CWND_OR_##sum(a, b)
+#define CUBIC_CWND_OR_CWND(a, b)	    a
+#define CUBIC_CWND_OR_NO_CWND(a, b)	    b
+
+/* cubic_event.flags: why the record was written (one or more) ... */
+enum {
+#define CUBIC_X_EV_BIT(ID, name, bit, ...) CUBIC_EV_##ID = (bit),
+	CUBIC_EXIT_REASONS(CUBIC_X_EV_BIT)
+#undef CUBIC_X_EV_BIT
+};
+#define CUBIC_EV_REASONS 0x00ff
+/* ... and the flow's context */
+#define CUBIC_EV_CWND_LIMITED 0x0100 /* tcp_sock.is_cwnd_limited */
+#define CUBIC_EV_RWND_LIMITED 0x0200 /* the peer's window (snd_wnd) is below cwnd x mss */
+#define CUBIC_EV_PACED	      0x0400 /* sk_pacing_status != SK_PACING_NONE */
+#define CUBIC_EV_INITIAL      0x0800 /* the flow's first slow start (ssthresh was unset) */
+
+/* The reasons after which slow start is over. */
+enum {
+#define CUBIC_X_EV_ENDS(ID, name, bit, sum, key, line, ends, ...) | ((ends) ? (bit) : 0)
+	CUBIC_EV_ENDS_SLOW_START = 0 CUBIC_EXIT_REASONS(CUBIC_X_EV_ENDS),
+#undef CUBIC_X_EV_ENDS
+};
+
+/*
+ * Per-CPU counters of one instance; cubicctl sums them over CPUs.
+ * X(ID, key, help): CUBIC_CNT_<ID>, status's JSON key. REASONS is where the
+ * exit reasons' counters sit, in their table's order. The order is the map's
+ * layout: a new counter (or exit reason) bumps CUBIC_ABI_VERSION.
+ */
+#define CUBIC_COUNTERS(X, REASONS)                                                                 \
+	X(FLOW_INIT, "flows_init", "flows that ran our init")                                      \
+	X(FLOW_RELEASE, "flows_released", "flows released (closed or switched away)")              \
+	REASONS                                                                                    \
+	X(EVENTS, "records", "records written to the ring")                                        \
+	X(EVENT_DROPS, "records_dropped", "records lost: the ring was full")                       \
+	X(REPAIRED, "repaired",                                                                    \
+	  "impossible cwnd/ssthresh found and replaced (docs/IMPOSSIBLE_WINDOWS.md)")
+
 enum cubic_counter {
-	CUBIC_CNT_FLOW_INIT,	   /* flows that ran our init */
-	CUBIC_CNT_FLOW_RELEASE,	   /* flows released (closed or switched away) */
-	CUBIC_CNT_EXIT_TRAIN,	   /* HyStart ACK-train exits (TcpExtTCPHystartTrainDetect) */
-	CUBIC_CNT_EXIT_TRAIN_CWND, /* sum of cwnd at those exits (TcpExtTCPHystartTrainCwnd) */
-	CUBIC_CNT_EXIT_DELAY,	   /* HyStart delay exits (TcpExtTCPHystartDelayDetect) */
-	CUBIC_CNT_EXIT_DELAY_CWND, /* sum of cwnd at those exits (TcpExtTCPHystartDelayCwnd) */
-	CUBIC_CNT_EXIT_LOSS,	   /* slow starts ended by loss, RTO or ECN before HyStart */
-	CUBIC_CNT_EXIT_LOSS_CWND,  /* sum of cwnd at those exits */
-	CUBIC_CNT_CSS_ENTER,	   /* HyStart++: entries into Conservative Slow Start */
-	CUBIC_CNT_CSS_RESUME,	   /* HyStart++: spurious exits undone (back to slow start) */
-	CUBIC_CNT_CSS_EXIT,	   /* HyStart++: CSS ended, congestion avoidance */
-	CUBIC_CNT_CSS_EXIT_CWND,   /* sum of cwnd at those exits */
-	CUBIC_CNT_EVENTS,	   /* records written to the ring */
-	CUBIC_CNT_EVENT_DROPS,	   /* records lost: the ring was full */
-	CUBIC_CNT_REPAIRED,	   /* impossible cwnd/ssthresh found and replaced (docs/IMPOSSIBLE_WINDOWS.md) */
+#define CUBIC_X_CNT(ID, key, help) CUBIC_CNT_##ID,
+#define CUBIC_X_EXIT_CNT(ID, name, bit, sum, ...)                                                  \
+	CUBIC_CNT_EXIT_##ID, CUBIC_IF_CWND(sum, CUBIC_CNT_EXIT_##ID##_CWND, )
+	CUBIC_COUNTERS(CUBIC_X_CNT, CUBIC_EXIT_REASONS(CUBIC_X_EXIT_CNT))
+#undef CUBIC_X_CNT
+#undef CUBIC_X_EXIT_CNT
 	CUBIC_CNT_MAX
 };
 
@@ -75,20 +146,6 @@ struct cubic_info {
 	__u64 load_time_ns; /* CLOCK_REALTIME at load */
 	char name[CUBIC_NAME_MAX];
 };
-
-/* cubic_event.flags: why the record was written (one or more) ... */
-#define CUBIC_EV_ACK_TRAIN CUBIC_HYSTART_ACK_TRAIN /* HyStart's ACK train fired */
-#define CUBIC_EV_DELAY	   CUBIC_HYSTART_DELAY	   /* HyStart's delay test fired */
-#define CUBIC_EV_LOSS	   0x0004 /* slow start ended by loss, RTO or ECN before HyStart */
-#define CUBIC_EV_CSS_ENTER  0x0008 /* HyStart++: slow start -> Conservative Slow Start */
-#define CUBIC_EV_CSS_RESUME 0x0010 /* HyStart++: RTT fell below the baseline: back to slow start */
-#define CUBIC_EV_CSS_EXIT   0x0020 /* HyStart++: CSS_ROUNDS done: congestion avoidance */
-#define CUBIC_EV_REASONS   0x00ff
-/* ... and the flow's context */
-#define CUBIC_EV_CWND_LIMITED 0x0100 /* tcp_sock.is_cwnd_limited */
-#define CUBIC_EV_RWND_LIMITED 0x0200 /* the peer's window (snd_wnd) is below cwnd x mss */
-#define CUBIC_EV_PACED	      0x0400 /* sk_pacing_status != SK_PACING_NONE */
-#define CUBIC_EV_INITIAL      0x0800 /* the flow's first slow start (ssthresh was unset) */
 
 /* One record per slow-start exit, in the events ring. */
 struct cubic_event {

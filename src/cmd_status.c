@@ -29,6 +29,38 @@ static double mean(__u64 sum, __u64 n)
 	return n ? (double)sum / (double)n : 0.0;
 }
 
+/*
+ * One line per status line of the exit reasons: "exits     ack_train 1 (mean
+ * cwnd 244.0), delay 0 (mean cwnd 0.0), ...". A line is shown if any of its
+ * counts is not zero, or its mode says so.
+ */
+static void print_exit_lines(const struct cubic_counters *c, __u32 hystart)
+{
+	for (int l = 0; l < EXIT_LINE_COUNT; l++) {
+		char buf[512];
+		size_t off = 0;
+		bool any = false;
+
+		buf[0] = '\0';
+		for (int i = 0; i < EXIT_REASON_COUNT && off < sizeof(buf); i++) {
+			const struct exit_reason *r = &exit_reasons[i];
+			__u64 n = c->c[r->counter];
+
+			if (r->line != (enum exit_line)l)
+				continue;
+			any = any || n;
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s %llu",
+						off ? ", " : "", r->name, (unsigned long long)n);
+			if (r->cwnd_counter >= 0 && off < sizeof(buf))
+				off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+							" (mean cwnd %.1f)",
+							mean(c->c[r->cwnd_counter], n));
+		}
+		if (off && (any || exit_lines[l].mode < 0 || exit_lines[l].mode == (int)hystart))
+			printf("  %-9s %s\n", exit_lines[l].label, buf);
+	}
+}
+
 static void print_text(const struct instance *in, enum instance_state st,
 		       const struct cubic_counters *c, const struct cubic_tunables *t)
 {
@@ -59,20 +91,7 @@ static void print_text(const struct instance *in, enum instance_state st,
 	printf("  flows     %llu initialised, %llu released\n",
 	       (unsigned long long)c->c[CUBIC_CNT_FLOW_INIT],
 	       (unsigned long long)c->c[CUBIC_CNT_FLOW_RELEASE]);
-	printf("  exits     ack_train %llu (mean cwnd %.1f), delay %llu (mean cwnd %.1f), "
-	       "loss %llu (mean cwnd %.1f)\n",
-	       (unsigned long long)c->c[CUBIC_CNT_EXIT_TRAIN],
-	       mean(c->c[CUBIC_CNT_EXIT_TRAIN_CWND], c->c[CUBIC_CNT_EXIT_TRAIN]),
-	       (unsigned long long)c->c[CUBIC_CNT_EXIT_DELAY],
-	       mean(c->c[CUBIC_CNT_EXIT_DELAY_CWND], c->c[CUBIC_CNT_EXIT_DELAY]),
-	       (unsigned long long)c->c[CUBIC_CNT_EXIT_LOSS],
-	       mean(c->c[CUBIC_CNT_EXIT_LOSS_CWND], c->c[CUBIC_CNT_EXIT_LOSS]));
-	if (c->c[CUBIC_CNT_CSS_ENTER] || tun_get(t, CUBIC_TUN_hystart) == CUBIC_HYSTART_PP)
-		printf("  hystart++ css_enter %llu, css_resume %llu, css_exit %llu (mean cwnd %.1f)\n",
-		       (unsigned long long)c->c[CUBIC_CNT_CSS_ENTER],
-		       (unsigned long long)c->c[CUBIC_CNT_CSS_RESUME],
-		       (unsigned long long)c->c[CUBIC_CNT_CSS_EXIT],
-		       mean(c->c[CUBIC_CNT_CSS_EXIT_CWND], c->c[CUBIC_CNT_CSS_EXIT]));
+	print_exit_lines(c, tun_get(t, CUBIC_TUN_hystart));
 	printf("  records   %llu written, %llu dropped (ring full)\n",
 	       (unsigned long long)c->c[CUBIC_CNT_EVENTS],
 	       (unsigned long long)c->c[CUBIC_CNT_EVENT_DROPS]);
@@ -102,21 +121,8 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 	if (st == INST_REGISTERED && instance_abi_ok(in)) {
 		json_u64(j, "sockets", sockets_estimate(c));
 		json_obj_open(j, "counters");
-		json_u64(j, "flows_init", c->c[CUBIC_CNT_FLOW_INIT]);
-		json_u64(j, "flows_released", c->c[CUBIC_CNT_FLOW_RELEASE]);
-		json_u64(j, "exit_ack_train", c->c[CUBIC_CNT_EXIT_TRAIN]);
-		json_u64(j, "exit_ack_train_cwnd_sum", c->c[CUBIC_CNT_EXIT_TRAIN_CWND]);
-		json_u64(j, "exit_delay", c->c[CUBIC_CNT_EXIT_DELAY]);
-		json_u64(j, "exit_delay_cwnd_sum", c->c[CUBIC_CNT_EXIT_DELAY_CWND]);
-		json_u64(j, "exit_loss", c->c[CUBIC_CNT_EXIT_LOSS]);
-		json_u64(j, "exit_loss_cwnd_sum", c->c[CUBIC_CNT_EXIT_LOSS_CWND]);
-		json_u64(j, "css_enter", c->c[CUBIC_CNT_CSS_ENTER]);
-		json_u64(j, "css_resume", c->c[CUBIC_CNT_CSS_RESUME]);
-		json_u64(j, "css_exit", c->c[CUBIC_CNT_CSS_EXIT]);
-		json_u64(j, "css_exit_cwnd_sum", c->c[CUBIC_CNT_CSS_EXIT_CWND]);
-		json_u64(j, "records", c->c[CUBIC_CNT_EVENTS]);
-		json_u64(j, "records_dropped", c->c[CUBIC_CNT_EVENT_DROPS]);
-		json_u64(j, "repaired", c->c[CUBIC_CNT_REPAIRED]);
+		for (int i = 0; i < CUBIC_CNT_MAX; i++)
+			json_u64(j, counter_keys[i], c->c[i]);
 		json_obj_close(j);
 		json_obj_open(j, "tunables");
 		for (int i = 0; i < CUBIC_TUN_COUNT; i++)

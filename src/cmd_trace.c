@@ -37,41 +37,25 @@ struct trace {
 
 static void usage(void)
 {
+	char reasons[256];
+
 	fprintf(stderr,
 		"usage: cubicctl trace [--name NAME] [--json] [--count N] [--duration SECONDS]\n"
 		"                      [--port P] [--addr A]\n"
 		"Shows each slow-start exit of the instance's flows as it happens: why slow start\n"
-		"ended (ack_train, delay, loss; HyStart++: css_enter, css_resume, css_exit), cwnd,\n"
+		"ended (%s), cwnd,\n"
 		"ssthresh, delay_min, the round's minimum RTT\n"
 		"and the threshold crossed. --json prints one object per line. --port and --addr\n"
 		"keep flows with that local or remote port / address. Ends on SIGINT or SIGTERM,\n"
 		"after N records or SECONDS, or when the instance is unloaded (exit 0). An\n"
 		"instance loaded with another ABI version is refused (exit %d): reload it.\n",
-		EXIT_FAIL);
+		reasons_help(reasons, sizeof(reasons)), EXIT_FAIL);
 }
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop_signal = 1;
-}
-
-static const char *reason_str(__u32 flags, char *buf, size_t len)
-{
-	static const struct {
-		__u32 bit;
-		const char *name;
-	} reasons[] = { { CUBIC_EV_ACK_TRAIN, "ack_train" },  { CUBIC_EV_DELAY, "delay" },
-			{ CUBIC_EV_LOSS, "loss" },	      { CUBIC_EV_CSS_ENTER, "css_enter" },
-			{ CUBIC_EV_CSS_RESUME, "css_resume" }, { CUBIC_EV_CSS_EXIT, "css_exit" } };
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
-		if (flags & reasons[i].bit)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "+" : "",
-						reasons[i].name);
-	return buf;
 }
 
 static void addr_str(const struct cubic_event *e, const __u8 *a, __u16 port, char *buf,
@@ -157,12 +141,8 @@ static void print_json(struct trace *tr, const struct cubic_event *e)
 	json_str(j, "daddr", ip);
 	json_u64(j, "dport", e->dport);
 	json_str(j, "reason", reason_str(e->flags, buf, sizeof(buf)));
-	json_bool(j, "ack_train", e->flags & CUBIC_EV_ACK_TRAIN);
-	json_bool(j, "delay", e->flags & CUBIC_EV_DELAY);
-	json_bool(j, "loss", e->flags & CUBIC_EV_LOSS);
-	json_bool(j, "css_enter", e->flags & CUBIC_EV_CSS_ENTER);
-	json_bool(j, "css_resume", e->flags & CUBIC_EV_CSS_RESUME);
-	json_bool(j, "css_exit", e->flags & CUBIC_EV_CSS_EXIT);
+	for (int i = 0; i < EXIT_REASON_COUNT; i++)
+		json_bool(j, exit_reasons[i].name, e->flags & exit_reasons[i].bit);
 	json_u64(j, "flags", e->flags);
 	json_u64(j, "cwnd", e->cwnd);
 	json_u64(j, "ssthresh", e->ssthresh);

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include "cubic_abi.h"
 #include "json.h"
+#include "vocab.h"
 
 /* Exit codes (documented in README.md and `cubicctl help`). */
 enum {

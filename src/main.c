@@ -40,6 +40,11 @@ int cmd_help(int argc, char **argv)
 		help_markdown();
 		return EXIT_OK;
 	}
+	/* The exit reasons, counters and datapaths for tools/ (include/cubic_abi.h). */
+	if (argc > 1 && !strcmp(argv[1], "--reasons-json")) {
+		vocab_json(json_stdout());
+		return EXIT_OK;
+	}
 	printf("usage: cubicctl [-j|--json] [-v|--verbose] COMMAND [ARGS]\n\n"
 	       "bpf_cubic is CUBIC with HyStart as a BPF struct_ops congestion control.\n"
 	       "Programs select it with setsockopt(TCP_CONGESTION, NAME) or iperf3 -C NAME.\n\n"

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The vocabulary of include/cubic_abi.h for user space: see vocab.h. */
+#include <stdio.h>
+#include <string.h>
+#include "vocab.h"
+
+const struct exit_line_desc exit_lines[EXIT_LINE_COUNT] = {
+	[EXIT_LINE_EXITS] = { "exits", "", -1 },
+	[EXIT_LINE_HSPP] = { "hystart++", "HyStart++: ", CUBIC_HYSTART_PP },
+};
+
+const struct exit_reason exit_reasons[EXIT_REASON_COUNT] = {
+#define CUBIC_X_REASON(ID, n, b, sum, k, l, e, a, h)                                               \
+	[EXIT_REASON_##ID] = {                                                                     \
+		.name = #n,                                                                        \
+		.bit = CUBIC_EV_##ID,                                                              \
+		.counter = CUBIC_CNT_EXIT_##ID,                                                    \
+		.cwnd_counter = CUBIC_CWND_OR(sum, CUBIC_CNT_EXIT_##ID##_CWND, -1),                \
+		.key = k,                                                                          \
+		.line = EXIT_LINE_##l,                                                             \
+		.ends = (e),                                                                       \
+		.abbrev = a,                                                                       \
+		.help = h,                                                                         \
+	},
+	CUBIC_EXIT_REASONS(CUBIC_X_REASON)
+#undef CUBIC_X_REASON
+};
+
+const char *const counter_keys[CUBIC_CNT_MAX] = {
+#define CUBIC_X_KEY(ID, key, help) [CUBIC_CNT_##ID] = key,
+#define CUBIC_X_EXIT_KEY(ID, n, b, sum, key, ...)                                                  \
+	[CUBIC_CNT_EXIT_##ID] = key,                                                               \
+	CUBIC_IF_CWND(sum, [CUBIC_CNT_EXIT_##ID##_CWND] = key "_cwnd_sum", )
+	CUBIC_COUNTERS(CUBIC_X_KEY, CUBIC_EXIT_REASONS(CUBIC_X_EXIT_KEY))
+#undef CUBIC_X_KEY
+#undef CUBIC_X_EXIT_KEY
+};
+
+static const char *const counter_help[CUBIC_CNT_MAX] = {
+#define CUBIC_X_HELP(ID, key, help) [CUBIC_CNT_##ID] = help,
+#define CUBIC_X_EXIT_HELP(ID, n, b, sum, k, l, e, a, help)                                         \
+	[CUBIC_CNT_EXIT_##ID] = help,                                                              \
+	CUBIC_IF_CWND(sum, [CUBIC_CNT_EXIT_##ID##_CWND] = "sum of cwnd at those exits", )
+	CUBIC_COUNTERS(CUBIC_X_HELP, CUBIC_EXIT_REASONS(CUBIC_X_EXIT_HELP))
+#undef CUBIC_X_HELP
+#undef CUBIC_X_EXIT_HELP
+};
+
+const char *reason_str(__u32 flags, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < EXIT_REASON_COUNT && off < len; i++)
+		if (flags & exit_reasons[i].bit)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "+" : "",
+						exit_reasons[i].name);
+	return buf;
+}
+
+const char *reasons_help(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int l = 0; l < EXIT_LINE_COUNT; l++) {
+		bool first = true;
+
+		for (int i = 0; i < EXIT_REASON_COUNT && off < len; i++) {
+			if (exit_reasons[i].line != (enum exit_line)l)
+				continue;
+			off += (size_t)snprintf(buf + off, len - off, "%s%s%s",
+						first ? (off ? "; " : "") : ", ",
+						first ? exit_lines[l].help_prefix : "",
+						exit_reasons[i].name);
+			first = false;
+		}
+	}
+	return buf;
+}
+
+void vocab_json(struct json *j)
+{
+	json_obj_open(j, NULL);
+	json_u64(j, "abi_version", CUBIC_ABI_VERSION);
+	json_arr_open(j, "reasons");
+	for (int i = 0; i < EXIT_REASON_COUNT; i++) {
+		const struct exit_reason *r = &exit_reasons[i];
+
+		json_obj_open(j, NULL);
+		json_str(j, "name", r->name);
+		json_u64(j, "bit", r->bit);
+		json_str(j, "counter", r->key);
+		if (r->cwnd_counter >= 0)
+			json_str(j, "cwnd_sum", counter_keys[r->cwnd_counter]);
+		else
+			json_null(j, "cwnd_sum");
+		json_str(j, "status_line", exit_lines[r->line].label);
+		json_bool(j, "ends_slow_start", r->ends);
+		json_str(j, "abbrev", r->abbrev);
+		json_str(j, "help", r->help);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_arr_open(j, "counters");
+	for (int i = 0; i < CUBIC_CNT_MAX; i++) {
+		json_obj_open(j, NULL);
+		json_str(j, "key", counter_keys[i]);
+		json_u64(j, "index", (__u64)i);
+		json_str(j, "help", counter_help[i]);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_obj_close(j);
+	json_end(j);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The shared vocabulary of include/cubic_abi.h for user space: the exit
+ * reasons and the counters' keys, as tables made from the X-macros there. Pure: no libbpf, no I/O but a JSON writer, so the unit tests
+ * link it directly.
+ */
+#ifndef CUBICCTL_VOCAB_H
+#define CUBICCTL_VOCAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "cubic_abi.h"
+#include "json.h"
+
+/* The status lines the exit reasons are counted on (their "line" column). */
+enum exit_line {
+	EXIT_LINE_EXITS,
+	EXIT_LINE_HSPP,
+	EXIT_LINE_COUNT,
+};
+
+struct exit_line_desc {
+	const char *label;	 /* status's line label */
+	const char *help_prefix; /* before its reasons in trace's help */
+	int mode;		 /* the "hystart" mode that shows it at zero counts; -1: all */
+};
+
+extern const struct exit_line_desc exit_lines[EXIT_LINE_COUNT];
+
+enum exit_reason_id {
+#define CUBIC_X_ID(ID, ...) EXIT_REASON_##ID,
+	CUBIC_EXIT_REASONS(CUBIC_X_ID)
+#undef CUBIC_X_ID
+	EXIT_REASON_COUNT
+};
+
+struct exit_reason {
+	const char *name; /* trace's word and JSON boolean, status's word */
+	__u32 bit;	  /* CUBIC_EV_* */
+	int counter;	  /* CUBIC_CNT_EXIT_* */
+	int cwnd_counter; /* the sum of cwnd at those exits, or -1 */
+	const char *key;  /* status's JSON key of the count */
+	enum exit_line line;
+	bool ends; /* slow start is over */
+	const char *abbrev;
+	const char *help;
+};
+
+extern const struct exit_reason exit_reasons[EXIT_REASON_COUNT];
+
+/* Status's JSON key of each counter, in map order. */
+extern const char *const counter_keys[CUBIC_CNT_MAX];
+
+/* The reasons in flags as trace shows them: "ack_train+delay" ("" if none). */
+const char *reason_str(__u32 flags, char *buf, size_t len);
+/* The reasons for a help text: "ack_train, delay, loss; HyStart++: css_enter, ...". */
+const char *reasons_help(char *buf, size_t len);
+/* The reasons and counters as one JSON object, for tools/. */
+void vocab_json(struct json *j);
+
+#endif /* CUBICCTL_VOCAB_H */

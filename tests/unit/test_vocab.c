@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of the shared vocabulary (include/cubic_abi.h via src/vocab.c):
+ * every exit reason has its own bit, counter and key; every counter has a key;
+ * the words trace and status print.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vocab.h"
+#include "unit.h"
+
+TEST(reasons_distinct)
+{
+	__u32 seen = 0;
+
+	for (int i = 0; i < EXIT_REASON_COUNT; i++) {
+		const struct exit_reason *r = &exit_reasons[i];
+
+		CHECK(r->name && *r->name && r->key && *r->key && r->help && *r->help, "reason %d",
+		      i);
+		CHECK(r->bit && !(r->bit & (r->bit - 1)), "%s: one bit, not 0x%x", r->name, r->bit);
+		CHECK(!(r->bit & ~(__u32)CUBIC_EV_REASONS), "%s: bit outside CUBIC_EV_REASONS",
+		      r->name);
+		CHECK(!(seen & r->bit), "%s: bit 0x%x taken", r->name, r->bit);
+		seen |= r->bit;
+		CHECK(r->counter >= 0 && r->counter < CUBIC_CNT_MAX, "%s", r->name);
+		CHECK(!strcmp(counter_keys[r->counter], r->key), "%s: key", r->name);
+		CHECK(r->line >= 0 && r->line < EXIT_LINE_COUNT, "%s", r->name);
+		CHECK(r->abbrev && strlen(r->abbrev) == 1, "%s: abbrev", r->name);
+		CHECK(!!(CUBIC_EV_ENDS_SLOW_START & r->bit) == r->ends, "%s: ends", r->name);
+		for (int k = 0; k < i; k++) {
+			const struct exit_reason *o = &exit_reasons[k];
+
+			CHECK(strcmp(r->name, o->name), "%s twice", r->name);
+			CHECK(strcmp(r->abbrev, o->abbrev), "%s: abbrev of %s", r->name, o->name);
+			CHECK(r->counter != o->counter, "%s: counter of %s", r->name, o->name);
+			CHECK(r->cwnd_counter < 0 || r->cwnd_counter != o->cwnd_counter, "%s",
+			      r->name);
+		}
+	}
+	/* the detector bits of the hystart_detect tunable are the reasons' */
+	CHECK_EQ(CUBIC_EV_ACK_TRAIN, CUBIC_HYSTART_ACK_TRAIN);
+	CHECK_EQ(CUBIC_EV_DELAY, CUBIC_HYSTART_DELAY);
+	/* the context flags are not reasons */
+	CHECK(!(seen & (CUBIC_EV_CWND_LIMITED | CUBIC_EV_RWND_LIMITED | CUBIC_EV_PACED |
+			CUBIC_EV_INITIAL)),
+	      "a reason bit is a context flag");
+}
+
+TEST(counters_keyed)
+{
+	int used[CUBIC_CNT_MAX] = { 0 };
+
+	for (int i = 0; i < CUBIC_CNT_MAX; i++) {
+		CHECK(counter_keys[i] && *counter_keys[i], "counter %d has no key", i);
+		for (int k = 0; k < i; k++)
+			CHECK(strcmp(counter_keys[i], counter_keys[k]), "key %s twice",
+			      counter_keys[i]);
+	}
+	for (int i = 0; i < EXIT_REASON_COUNT; i++) {
+		used[exit_reasons[i].counter]++;
+		if (exit_reasons[i].cwnd_counter >= 0) {
+			char want[64];
+
+			snprintf(want, sizeof(want), "%s_cwnd_sum", exit_reasons[i].key);
+			CHECK(!strcmp(counter_keys[exit_reasons[i].cwnd_counter], want), "%s",
+			      want);
+			used[exit_reasons[i].cwnd_counter]++;
+		}
+	}
+	for (int i = 0; i < CUBIC_CNT_MAX; i++)
+		CHECK(used[i] <= 1, "counter %s used by two reasons", counter_keys[i]);
+#if CUBIC_ABI_VERSION == 2
+	/* the counters map of ABI 2: a change to it bumps CUBIC_ABI_VERSION */
+	CHECK_EQ(CUBIC_CNT_MAX, 15);
+	CHECK_EQ(CUBIC_CNT_FLOW_INIT, 0);
+	CHECK_EQ(CUBIC_CNT_EXIT_ACK_TRAIN, 2);
+	CHECK_EQ(CUBIC_CNT_EXIT_CSS_EXIT_CWND, 11);
+	CHECK_EQ(CUBIC_CNT_REPAIRED, 14);
+	CHECK_EQ(sizeof(struct cubic_event), 168);
+#endif
+	CHECK(!strcmp(counter_keys[CUBIC_CNT_EVENT_DROPS], "records_dropped"), "drops");
+}
+
+TEST(words)
+{
+	char buf[256];
+
+	CHECK(!strcmp(reason_str(CUBIC_EV_ACK_TRAIN | CUBIC_EV_DELAY | CUBIC_EV_PACED, buf,
+				 sizeof(buf)),
+		      "ack_train+delay"),
+	      "%s", buf);
+	CHECK(!strcmp(reason_str(0, buf, sizeof(buf)), ""), "%s", buf);
+	CHECK(!strcmp(reason_str(CUBIC_EV_REASONS, buf, 8), "ack_tra"), "truncated: %s", buf);
+	/* trace --help: "ack_train, delay, loss; HyStart++: css_enter, css_resume, css_exit" */
+	reasons_help(buf, sizeof(buf));
+	CHECK(!strncmp(buf, "ack_train, delay, loss", 22), "%s", buf);
+	CHECK(strstr(buf, "; HyStart++: css_enter, css_resume, css_exit"), "%s", buf);
+}
+
+int main(void)
+{
+	RUN(reasons_distinct);
+	RUN(counters_keyed);
+	RUN(words);
+	return unit_done("test_vocab");
+}
