@@ -160,30 +160,6 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 		return;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
-	e->ts_ns = bpf_ktime_get_ns();
-	e->cookie = c->skc_cookie.counter;
-	e->since_start_us = tp->tcp_mstamp - s->start_us;
-	e->pacing_rate = sk->sk_pacing_rate;
-	e->bytes_acked = tp->bytes_acked;
-	e->cwnd = tp->snd_cwnd;
-	e->ssthresh = x->ssthresh;
-	e->delay_min_us = s->delay_min;
-	e->round_min_rtt_us = s->curr_rtt;
-	e->rtt_us = x->rtt_us;
-	e->train_len_us = x->v.train_len;
-	e->train_thresh_us = x->v.train_thresh;
-	e->delay_thresh_us = x->v.rtt_thresh;
-	e->last_round_min_rtt_us = x->v.last_rtt;
-	e->css_baseline_us = x->v.baseline;
-	e->css_rounds = x->v.css_rounds;
-	e->samples = s->sample_cnt;
-	e->rounds = s->rounds;
-	e->srtt_us = tp->srtt_us >> 3;
-	e->mss = tp->mss_cache;
-	e->snd_wnd = tp->snd_wnd;
-	e->rwnd_limited_ms =
-		(__u32)((__u64)tp->chrono_stat[TCP_CHRONO_RWND_LIMITED - 1] * 1000 / CONFIG_HZ);
-
 	if (BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited))
 		flags |= CUBIC_EV_CWND_LIMITED;
 	if ((__u64)tp->snd_wnd < (__u64)tp->snd_cwnd * tp->mss_cache)
@@ -192,11 +168,11 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 		flags |= CUBIC_EV_PACED;
 	if (x->ssthresh_before >= TCP_CORE_INFINITE_SSTHRESH)
 		flags |= CUBIC_EV_INITIAL;
-	e->flags = flags;
-
-	e->family = c->skc_family;
-	e->sport = c->skc_num;
-	e->dport = bpf_ntohs(c->skc_dport);
+	/* every number field from its "src" column; the addresses and name below */
+#define CUBIC_X_FILL(name, show, src) e->name = (src);
+	CUBIC_EVENT_FIELDS(CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_EV_SKIP,
+			   CUBIC_EV_SKIP, CUBIC_EV_SKIP)
+#undef CUBIC_X_FILL
 	if (c->skc_family == AF_INET6) {
 		for (int i = 0; i < 4; i++) {
 			((__u32 *)e->saddr)[i] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[i];

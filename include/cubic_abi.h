@@ -147,39 +147,82 @@ struct cubic_info {
 	char name[CUBIC_NAME_MAX];
 };
 
-/* One record per slow-start exit, in the events ring. */
+/*
+ * One record per slow-start exit, in the events ring: its fields, in the order
+ * of trace's JSON output. One line per field drives the struct, trace's JSON
+ * and the BPF program's fill.
+ *
+ * SECTION(name, show, src): SECTION places the field in the struct, which has
+ * the sections in this order: U64, U32, U32_TAIL, U16, ADDR (__u8[16]), NAME
+ * (char[CUBIC_NAME_MAX]); within one, in table order (the layout is the ABI).
+ * VIEW is no field: a value trace derives, at that place in its output.
+ *   show  how trace's JSON shows it (src/cmd_trace.c: JSON_<show>)
+ *   src   for U64..U16, what emit_exit() in bpf/bpf_cubic.bpf.c stores (it
+ *         fills ADDR and NAME itself); for VIEW, what it is derived from
+ */
+#define CUBIC_EVENT_FIELDS(U64, U32, U32_TAIL, U16, ADDR, NAME, VIEW)                             \
+	U64(ts_ns, TIME, bpf_ktime_get_ns()) /* CLOCK_MONOTONIC; JSON: "time", realtime s */      \
+	NAME(instance, STR, instance_name)                                                         \
+	U64(cookie, NUM, c->skc_cookie.counter) /* socket cookie; 0 if not made yet */            \
+	U16(family, FAMILY, c->skc_family)	/* AF_INET or AF_INET6 */                          \
+	ADDR(saddr, IP, c->skc_rcv_saddr)	/* IPv4 in the first 4 bytes */                    \
+	U16(sport, NUM, c->skc_num)		/* host order */                                   \
+	ADDR(daddr, IP, c->skc_daddr)                                                              \
+	U16(dport, NUM, bpf_ntohs(c->skc_dport)) /* host order */                                  \
+	VIEW(reason, REASON, flags)		  /* "ack_train+delay" */                          \
+	VIEW(reasons, REASON_BOOLS, flags)	  /* one boolean per exit reason */                \
+	U32(flags, NUM, flags)			  /* CUBIC_EV_* */                                 \
+	U32(cwnd, NUM, tp->snd_cwnd)		  /* packets, at the exit */                       \
+	U32(ssthresh, NUM, x->ssthresh)		  /* packets, as set by the exit */                \
+	U32(delay_min_us, NUM, s->delay_min)                                                       \
+	U32(round_min_rtt_us, NUM_OR_NULL, s->curr_rtt) /* this round's min RTT (~0: none yet) */ \
+	U32(rtt_us, NUM, x->rtt_us) /* this ACK's RTT sample (0 for LOSS) */                       \
+	VIEW(threshold_us, THRESHOLD, flags) /* the threshold the exit crossed */                  \
+	VIEW(value_us, VALUE, flags)	     /* the value that crossed it */                       \
+	U32(train_len_us, NUM, x->v.train_len) /* ACK train length, when the train fired */        \
+	U32(train_thresh_us, NUM, x->v.train_thresh) /* the threshold it crossed */                \
+	/* delay_min + clamp(...), when the delay test fired; HyStart++:                         \
+	 * lastRoundMinRTT + RttThresh at CSS entry */                                             \
+	U32(delay_thresh_us, NUM, x->v.rtt_thresh)                                                 \
+	/* HyStart++: the previous round's minimum RTT */                                          \
+	U32(last_round_min_rtt_us, NUM_OR_NULL, x->v.last_rtt)                                     \
+	U32(css_baseline_us, NUM_OR_NULL, x->v.baseline) /* HyStart++: cssBaselineMinRtt */        \
+	U32(css_rounds, NUM, x->v.css_rounds)		 /* HyStart++: CSS rounds so far */        \
+	U32(samples, NUM, s->sample_cnt)		 /* RTT samples in this round */           \
+	U32(rounds, NUM, s->rounds)			 /* HyStart rounds since the flow began */ \
+	U64(since_start_us, NUM, tp->tcp_mstamp - s->start_us) /* since the flow's init */        \
+	U32(srtt_us, NUM, tp->srtt_us >> 3)                                                        \
+	U32(mss, NUM, tp->mss_cache)                                                               \
+	U64(pacing_rate, NUM, sk->sk_pacing_rate) /* bytes/s */                                    \
+	VIEW(paced, FLAG, CUBIC_EV_PACED)                                                          \
+	VIEW(cwnd_limited, FLAG, CUBIC_EV_CWND_LIMITED)                                            \
+	VIEW(rwnd_limited, FLAG, CUBIC_EV_RWND_LIMITED)                                            \
+	/* time the flow has spent receive-window limited */                                      \
+	U32_TAIL(rwnd_limited_ms, NUM,                                                             \
+		 (__u32)((__u64)tp->chrono_stat[TCP_CHRONO_RWND_LIMITED - 1] * 1000 / CONFIG_HZ))  \
+	U32(snd_wnd, NUM, tp->snd_wnd) /* the peer's receive window, bytes */                      \
+	U64(bytes_acked, NUM, tp->bytes_acked)                                                     \
+	VIEW(initial, FLAG, CUBIC_EV_INITIAL)                                                      \
+	U16(pad, HIDDEN, 0)
+
+#define CUBIC_EV_SKIP(...)
+#define CUBIC_EV_U64(name, ...)	 __u64 name;
+#define CUBIC_EV_U32(name, ...)	 __u32 name;
+#define CUBIC_EV_U16(name, ...)	 __u16 name;
+#define CUBIC_EV_ADDR(name, ...) __u8 name[16];
+#define CUBIC_EV_NAME(name, ...) char name[CUBIC_NAME_MAX];
+/* One pass of the table per section, declaring only that section's fields. */
+#define CUBIC_EV_PASS(u64, u32, u32_tail, u16, addr, name)                                         \
+	CUBIC_EVENT_FIELDS(CUBIC_EV_##u64, CUBIC_EV_##u32, CUBIC_EV_##u32_tail, CUBIC_EV_##u16,    \
+			   CUBIC_EV_##addr, CUBIC_EV_##name, CUBIC_EV_SKIP)
+
 struct cubic_event {
-	__u64 ts_ns;	      /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
-	__u64 cookie;	      /* socket cookie; 0 if the kernel has not made one yet */
-	__u64 since_start_us; /* since the flow's init */
-	__u64 pacing_rate;    /* bytes/s */
-	__u64 bytes_acked;
-	__u32 flags;	      /* CUBIC_EV_* */
-	__u32 cwnd;	      /* packets, at the exit */
-	__u32 ssthresh;	      /* packets, as set by the exit */
-	__u32 delay_min_us;
-	__u32 round_min_rtt_us; /* this round's minimum RTT (~0: no sample yet) */
-	__u32 rtt_us;		/* this ACK's RTT sample (0 for LOSS) */
-	__u32 train_len_us;	/* ACK train length, when the train fired */
-	__u32 train_thresh_us;	/* the threshold it crossed */
-	__u32 delay_thresh_us;	/* delay_min + clamp(...), when the delay test fired;
-				 * HyStart++: lastRoundMinRTT + RttThresh at CSS entry */
-	__u32 last_round_min_rtt_us; /* HyStart++: the previous round's minimum RTT */
-	__u32 css_baseline_us;	/* HyStart++: cssBaselineMinRtt (~0: none) */
-	__u32 css_rounds;	/* HyStart++: CSS rounds so far */
-	__u32 samples;		/* RTT samples in this round */
-	__u32 rounds;		/* HyStart rounds since the flow began */
-	__u32 srtt_us;
-	__u32 mss;
-	__u32 snd_wnd;		/* the peer's receive window, bytes */
-	__u32 rwnd_limited_ms;	/* time the flow has spent receive-window limited */
-	__u16 family;		/* AF_INET or AF_INET6 */
-	__u16 sport;		/* host order */
-	__u16 dport;		/* host order */
-	__u16 pad;
-	__u8 saddr[16];		/* IPv4 in the first 4 bytes */
-	__u8 daddr[16];
-	char instance[CUBIC_NAME_MAX];
+	CUBIC_EV_PASS(U64, SKIP, SKIP, SKIP, SKIP, SKIP)
+	CUBIC_EV_PASS(SKIP, U32, SKIP, SKIP, SKIP, SKIP)
+	CUBIC_EV_PASS(SKIP, SKIP, U32, SKIP, SKIP, SKIP)
+	CUBIC_EV_PASS(SKIP, SKIP, SKIP, U16, SKIP, SKIP)
+	CUBIC_EV_PASS(SKIP, SKIP, SKIP, SKIP, ADDR, SKIP)
+	CUBIC_EV_PASS(SKIP, SKIP, SKIP, SKIP, SKIP, NAME)
 };
 
 #include "cubic_tunables.h"

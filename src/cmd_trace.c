@@ -119,66 +119,43 @@ static bool keep(const struct trace *tr, const struct cubic_event *e)
 	return true;
 }
 
+/*
+ * How trace's JSON shows each row of CUBIC_EVENT_FIELDS (its "show" column),
+ * in the table's order. The context is print_json()'s.
+ */
+#define JSON_NUM(f, src) json_u64(j, #f, e->f);
+#define JSON_NUM_OR_NULL(f, src)                                                                   \
+	if (e->f == ~0U)                                                                           \
+		json_null(j, #f);                                                                  \
+	else                                                                                       \
+		json_u64(j, #f, e->f);
+#define JSON_TIME(f, src)                                                                          \
+	json_double(j, "time", (double)((long long)e->f + tr->mono_to_real_ns) / 1e9, 6);
+#define JSON_STR(f, src)    json_str(j, #f, e->f);
+#define JSON_FAMILY(f, src) json_str(j, #f, e->f == AF_INET6 ? "ipv6" : "ipv4");
+#define JSON_IP(f, src)                                                                            \
+	inet_ntop(e->family == AF_INET6 ? AF_INET6 : AF_INET, e->f, ip, sizeof(ip));               \
+	json_str(j, #f, ip);
+#define JSON_REASON(f, src) json_str(j, #f, reason_str(e->flags, buf, sizeof(buf)));
+#define JSON_REASON_BOOLS(f, src)                                                                  \
+	for (int i = 0; i < EXIT_REASON_COUNT; i++)                                                \
+		json_bool(j, exit_reasons[i].name, e->flags & exit_reasons[i].bit);
+#define JSON_THRESHOLD(f, src)	 json_u64(j, #f, thresh);
+#define JSON_VALUE(f, src)	 json_u64(j, #f, value);
+#define JSON_FLAG(f, src)	 json_bool(j, #f, e->flags & (src));
+#define JSON_HIDDEN(f, src)
+#define JSON_FIELD(f, show, src) JSON_##show(f, src)
+
 static void print_json(struct trace *tr, const struct cubic_event *e)
 {
-	char buf[64], src[64], dst[64];
+	char buf[64], ip[INET6_ADDRSTRLEN];
 	__u32 thresh, value;
 	struct json *j = tr->j;
-	char ip[INET6_ADDRSTRLEN];
 
 	decided_by(e, &thresh, &value);
-	addr_str(e, e->saddr, e->sport, src, sizeof(src));
-	addr_str(e, e->daddr, e->dport, dst, sizeof(dst));
 	json_obj_open(j, NULL);
-	json_double(j, "time", (double)((long long)e->ts_ns + tr->mono_to_real_ns) / 1e9, 6);
-	json_str(j, "instance", e->instance);
-	json_u64(j, "cookie", e->cookie);
-	json_str(j, "family", e->family == AF_INET6 ? "ipv6" : "ipv4");
-	inet_ntop(e->family == AF_INET6 ? AF_INET6 : AF_INET, e->saddr, ip, sizeof(ip));
-	json_str(j, "saddr", ip);
-	json_u64(j, "sport", e->sport);
-	inet_ntop(e->family == AF_INET6 ? AF_INET6 : AF_INET, e->daddr, ip, sizeof(ip));
-	json_str(j, "daddr", ip);
-	json_u64(j, "dport", e->dport);
-	json_str(j, "reason", reason_str(e->flags, buf, sizeof(buf)));
-	for (int i = 0; i < EXIT_REASON_COUNT; i++)
-		json_bool(j, exit_reasons[i].name, e->flags & exit_reasons[i].bit);
-	json_u64(j, "flags", e->flags);
-	json_u64(j, "cwnd", e->cwnd);
-	json_u64(j, "ssthresh", e->ssthresh);
-	json_u64(j, "delay_min_us", e->delay_min_us);
-	if (e->round_min_rtt_us == ~0U)
-		json_null(j, "round_min_rtt_us");
-	else
-		json_u64(j, "round_min_rtt_us", e->round_min_rtt_us);
-	json_u64(j, "rtt_us", e->rtt_us);
-	json_u64(j, "threshold_us", thresh);
-	json_u64(j, "value_us", value);
-	json_u64(j, "train_len_us", e->train_len_us);
-	json_u64(j, "train_thresh_us", e->train_thresh_us);
-	json_u64(j, "delay_thresh_us", e->delay_thresh_us);
-	if (e->last_round_min_rtt_us == ~0U)
-		json_null(j, "last_round_min_rtt_us");
-	else
-		json_u64(j, "last_round_min_rtt_us", e->last_round_min_rtt_us);
-	if (e->css_baseline_us == ~0U)
-		json_null(j, "css_baseline_us");
-	else
-		json_u64(j, "css_baseline_us", e->css_baseline_us);
-	json_u64(j, "css_rounds", e->css_rounds);
-	json_u64(j, "samples", e->samples);
-	json_u64(j, "rounds", e->rounds);
-	json_u64(j, "since_start_us", e->since_start_us);
-	json_u64(j, "srtt_us", e->srtt_us);
-	json_u64(j, "mss", e->mss);
-	json_u64(j, "pacing_rate", e->pacing_rate);
-	json_bool(j, "paced", e->flags & CUBIC_EV_PACED);
-	json_bool(j, "cwnd_limited", e->flags & CUBIC_EV_CWND_LIMITED);
-	json_bool(j, "rwnd_limited", e->flags & CUBIC_EV_RWND_LIMITED);
-	json_u64(j, "rwnd_limited_ms", e->rwnd_limited_ms);
-	json_u64(j, "snd_wnd", e->snd_wnd);
-	json_u64(j, "bytes_acked", e->bytes_acked);
-	json_bool(j, "initial", e->flags & CUBIC_EV_INITIAL);
+	CUBIC_EVENT_FIELDS(JSON_FIELD, JSON_FIELD, JSON_FIELD, JSON_FIELD, JSON_FIELD, JSON_FIELD,
+			   JSON_FIELD)
 	json_obj_close(j);
 	json_end(j);
 }
