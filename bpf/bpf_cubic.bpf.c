@@ -9,7 +9,8 @@
  * Tunables are read from the tunables map on every callback and clamped there
  * (cubic_tun_*), so cubicctl or root with bpftool can change them live.
  *
- * Two struct_ops maps share the programs; cubicctl registers one of them:
+ * Two struct_ops maps share the programs; cubicctl registers one of them
+ * (CUBIC_DATAPATHS in include/cubic_abi.h lists them):
  *  - cubic_ops (datapath "exact", the default): .pkts_acked + .cong_avoid, the
  *    kernel's own structure, so the kernel does PRR, pacing and idle restart
  *    as for its cubic. Two trips through the BPF trampoline per ACK.
@@ -789,3 +790,13 @@ struct tcp_congestion_ops cubic_ops_fast = {
 	.cwnd_event = (void *)bc_cwnd_event_fast,
 	.name = CUBIC_DEFAULT_NAME,
 };
+
+/*
+ * CUBIC_DATAPATHS (include/cubic_abi.h) names each struct_ops map above and
+ * the programs only it uses; cubicctl loads by those names, so each must be
+ * defined here (a misspelt one fails to compile).
+ */
+#define CUBIC_X_DP_CHECK(ID, name, ops, ...)                                                       \
+	_Static_assert(sizeof((const void *[]){ &ops, __VA_ARGS__ }) > 0, "datapath " name);
+CUBIC_DATAPATHS(CUBIC_X_DP_CHECK)
+#undef CUBIC_X_DP_CHECK

@@ -225,6 +225,18 @@ struct cubic_event {
 	CUBIC_EV_PASS(SKIP, SKIP, SKIP, SKIP, SKIP, NAME)
 };
 
+/*
+ * The datapaths: one struct_ops map each in bpf/bpf_cubic.bpf.c, of which
+ * cubicctl creates only the chosen one, loading only the programs it uses.
+ * X(ID, name, ops map, the programs only it uses...); the programs every
+ * datapath shares are not listed.
+ */
+#define CUBIC_DATAPATHS(X)                                                                         \
+	X(EXACT, "exact", cubic_ops, bc_init, bc_cong_avoid, bc_pkts_acked, bc_set_state,         \
+	  bc_cwnd_event)                                                                           \
+	X(FAST, "fast", cubic_ops_fast, bc_init_fast, bc_cong_control, bc_set_state_fast,          \
+	  bc_cwnd_event_fast)
+
 #include "cubic_tunables.h"
 
 #endif /* CUBIC_ABI_H */

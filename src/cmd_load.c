@@ -69,7 +69,10 @@ int cmd_load(int argc, char **argv)
 				return EXIT_USAGE;
 			v = datapath_parse(dpath);
 			if (v < 0) {
-				errmsg("--datapath: '%s' is not one of: exact, fast", dpath);
+				char names[64];
+
+				errmsg("--datapath: '%s' is not one of: %s", dpath,
+				       datapath_names(", ", names, sizeof(names)));
 				return EXIT_USAGE;
 			}
 			dp = (enum datapath)v;

@@ -68,18 +68,6 @@ struct instance {
 	char ops_ca_name[CUBIC_NAME_MAX]; /* the name its ops map holds (instance_state) */
 };
 
-/* Which struct_ops map an instance registers (bpf/bpf_cubic.bpf.c). */
-enum datapath {
-	DATAPATH_EXACT, /* .pkts_acked + .cong_avoid: the kernel's structure */
-	DATAPATH_FAST,	/* .cong_control: one BPF call per ACK */
-	DATAPATH_COUNT,
-};
-
-const char *datapath_str(enum datapath dp);
-/* "exact" or "fast" to enum datapath, -1 for anything else */
-int datapath_parse(const char *s);
-/* An ops map name to enum datapath, -1 if not ours. */
-int instance_datapath_of(const char *map_name);
 /* The datapath of an opened instance, -1 if unknown. */
 int instance_datapath(const struct instance *in);
 

@@ -128,37 +128,6 @@ void instance_close(struct instance *in)
 	}
 }
 
-/* The struct_ops map of each datapath, by its map name in bpf/bpf_cubic.bpf.c. */
-static const char *const datapath_maps[] = {
-	[DATAPATH_EXACT] = "cubic_ops",
-	[DATAPATH_FAST] = "cubic_ops_fast",
-};
-static const char *const datapath_names[] = {
-	[DATAPATH_EXACT] = "exact",
-	[DATAPATH_FAST] = "fast",
-};
-
-int instance_datapath_of(const char *map_name)
-{
-	for (int i = 0; i < DATAPATH_COUNT; i++)
-		if (!strcmp(map_name, datapath_maps[i]))
-			return i;
-	return -1;
-}
-
-const char *datapath_str(enum datapath dp)
-{
-	return dp >= 0 && dp < DATAPATH_COUNT ? datapath_names[dp] : "?";
-}
-
-int datapath_parse(const char *s)
-{
-	for (int i = 0; i < DATAPATH_COUNT; i++)
-		if (!strcmp(s, datapath_names[i]))
-			return i;
-	return -1;
-}
-
 int instance_datapath(const struct instance *in)
 {
 	struct bpf_map_info info = {};
@@ -166,7 +135,7 @@ int instance_datapath(const struct instance *in)
 
 	if (in->ops_fd < 0 || bpf_obj_get_info_by_fd(in->ops_fd, &info, &len))
 		return -1;
-	return instance_datapath_of(info.name);
+	return datapath_of_map(info.name);
 }
 
 /* tcp_congestion_ops.name as it sits in the map value: 16 bytes, zero-padded. */
@@ -308,7 +277,7 @@ static enum ops_kind ops_inspect(int fd, char ca_name[CUBIC_NAME_MAX])
 	if (fd < 0 || !l || bpf_obj_get_info_by_fd(fd, &info, &len) ||
 	    info.type != BPF_MAP_TYPE_STRUCT_OPS ||
 	    info.btf_vmlinux_value_type_id != l->value_type_id ||
-	    info.value_size != l->value_size || instance_datapath_of(info.name) < 0 ||
+	    info.value_size != l->value_size || datapath_of_map(info.name) < 0 ||
 	    !btf_is_ours(info.btf_id))
 		return OPS_OTHER;
 	val = calloc(1, info.value_size);
@@ -553,31 +522,43 @@ static int pin_map(struct bpf_map *map, const char *name, const char *pin)
 
 /*
  * Only the chosen datapath's struct_ops map is created, and only the programs
- * it uses are loaded. Returns that map, or NULL with errno set.
+ * it uses are loaded (CUBIC_DATAPATHS). Returns that map, or NULL with errno
+ * set (ENOENT: the table names a map or program the object lacks).
  */
 static struct bpf_map *select_datapath(struct bpf_cubic_bpf *skel, enum datapath dp)
 {
-	bool fast = dp == DATAPATH_FAST;
-	struct bpf_program *only_exact[] = { skel->progs.bc_init, skel->progs.bc_cong_avoid,
-					     skel->progs.bc_pkts_acked, skel->progs.bc_set_state,
-					     skel->progs.bc_cwnd_event };
-	struct bpf_program *only_fast[] = { skel->progs.bc_init_fast, skel->progs.bc_cong_control,
-					    skel->progs.bc_set_state_fast,
-					    skel->progs.bc_cwnd_event_fast };
-	struct bpf_program **off = fast ? only_exact : only_fast;
-	size_t n = fast ? sizeof(only_exact) / sizeof(only_exact[0])
-			: sizeof(only_fast) / sizeof(only_fast[0]);
-	int err;
+	struct bpf_object *obj = skel->obj;
+	struct bpf_map *ops = NULL;
+	char name[64];
+	int err = 0;
 
-	err = bpf_map__set_autocreate(fast ? skel->maps.cubic_ops : skel->maps.cubic_ops_fast,
-				      false);
-	for (size_t i = 0; i < n && !err; i++)
-		err = bpf_program__set_autoload(off[i], false);
-	if (err) {
-		errno = -err;
+	for (int i = 0; i < DATAPATH_COUNT && !err; i++) {
+		struct bpf_map *map = bpf_object__find_map_by_name(obj, datapaths[i].ops_map);
+		const char *p = datapaths[i].progs;
+
+		if (!map) {
+			err = -ENOENT;
+			break;
+		}
+		if (i == (int)dp) {
+			ops = map;
+			continue;
+		}
+		err = bpf_map__set_autocreate(map, false);
+		while (!err && datapath_next_prog(&p, name, sizeof(name))) {
+			struct bpf_program *prog = bpf_object__find_program_by_name(obj, name);
+
+			if (!prog)
+				err = -ENOENT;
+			else if (!datapath_uses(dp, name))
+				err = bpf_program__set_autoload(prog, false);
+		}
+	}
+	if (err || !ops) {
+		errno = err ? -err : ENOENT;
 		return NULL;
 	}
-	return fast ? skel->maps.cubic_ops_fast : skel->maps.cubic_ops;
+	return ops;
 }
 
 int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_size,

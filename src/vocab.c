@@ -79,8 +79,75 @@ const char *reasons_help(char *buf, size_t len)
 	return buf;
 }
 
+const struct datapath_desc datapaths[DATAPATH_COUNT] = {
+#define CUBIC_X_DP(ID, n, ops, ...) [DATAPATH_##ID] = { n, #ops, #__VA_ARGS__ },
+	CUBIC_DATAPATHS(CUBIC_X_DP)
+#undef CUBIC_X_DP
+};
+
+const char *datapath_str(enum datapath dp)
+{
+	return (int)dp >= 0 && dp < DATAPATH_COUNT ? datapaths[dp].name : "?";
+}
+
+int datapath_parse(const char *s)
+{
+	for (int i = 0; i < DATAPATH_COUNT; i++)
+		if (!strcmp(s, datapaths[i].name))
+			return i;
+	return -1;
+}
+
+int datapath_of_map(const char *map_name)
+{
+	for (int i = 0; i < DATAPATH_COUNT; i++)
+		if (!strcmp(map_name, datapaths[i].ops_map))
+			return i;
+	return -1;
+}
+
+const char *datapath_names(const char *sep, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < DATAPATH_COUNT && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? sep : "",
+					datapaths[i].name);
+	return buf;
+}
+
+bool datapath_next_prog(const char **p, char *buf, size_t len)
+{
+	const char *s = *p;
+	size_t n;
+
+	while (*s == ' ' || *s == ',')
+		s++;
+	n = strcspn(s, ", ");
+	if (!n || n >= len)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	*p = s + n;
+	return true;
+}
+
+bool datapath_uses(enum datapath dp, const char *prog)
+{
+	const char *p = datapaths[dp].progs;
+	char name[64];
+
+	while (datapath_next_prog(&p, name, sizeof(name)))
+		if (!strcmp(name, prog))
+			return true;
+	return false;
+}
+
 void vocab_json(struct json *j)
 {
+	char prog[64];
+
 	json_obj_open(j, NULL);
 	json_u64(j, "abi_version", CUBIC_ABI_VERSION);
 	json_arr_open(j, "reasons");
@@ -108,6 +175,20 @@ void vocab_json(struct json *j)
 		json_str(j, "key", counter_keys[i]);
 		json_u64(j, "index", (__u64)i);
 		json_str(j, "help", counter_help[i]);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_arr_open(j, "datapaths");
+	for (int i = 0; i < DATAPATH_COUNT; i++) {
+		const char *p = datapaths[i].progs;
+
+		json_obj_open(j, NULL);
+		json_str(j, "name", datapaths[i].name);
+		json_str(j, "ops_map", datapaths[i].ops_map);
+		json_arr_open(j, "programs");
+		while (datapath_next_prog(&p, prog, sizeof(prog)))
+			json_str(j, NULL, prog);
+		json_arr_close(j);
 		json_obj_close(j);
 	}
 	json_arr_close(j);

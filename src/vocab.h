@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The shared vocabulary of include/cubic_abi.h for user space: the exit
- * reasons and the counters' keys, as tables made from the X-macros there. Pure: no libbpf, no I/O but a JSON writer, so the unit tests
+ * reasons, the counters' keys and the datapaths, as tables made from the
+ * X-macros there. Pure: no libbpf, no I/O but a JSON writer, so the unit tests
  * link it directly.
  */
 #ifndef CUBICCTL_VOCAB_H
@@ -55,7 +56,38 @@ extern const char *const counter_keys[CUBIC_CNT_MAX];
 const char *reason_str(__u32 flags, char *buf, size_t len);
 /* The reasons for a help text: "ack_train, delay, loss; HyStart++: css_enter, ...". */
 const char *reasons_help(char *buf, size_t len);
-/* The reasons and counters as one JSON object, for tools/. */
+/* The reasons, counters and datapaths as one JSON object, for tools/. */
 void vocab_json(struct json *j);
+
+/* Which struct_ops map an instance registers (CUBIC_DATAPATHS). */
+enum datapath {
+#define CUBIC_X_DP(ID, ...) DATAPATH_##ID,
+	CUBIC_DATAPATHS(CUBIC_X_DP)
+#undef CUBIC_X_DP
+	DATAPATH_COUNT,
+};
+
+struct datapath_desc {
+	const char *name;    /* --datapath NAME */
+	const char *ops_map; /* its struct_ops map in bpf/bpf_cubic.bpf.c */
+	const char *progs;   /* the programs only it uses: "a, b, c" */
+};
+
+extern const struct datapath_desc datapaths[DATAPATH_COUNT];
+
+const char *datapath_str(enum datapath dp);
+/* A datapath's name to enum datapath, -1 for anything else. */
+int datapath_parse(const char *s);
+/* An ops map name to enum datapath, -1 if not ours. */
+int datapath_of_map(const char *map_name);
+/* The datapaths' names joined by sep: "exact, fast". */
+const char *datapath_names(const char *sep, char *buf, size_t len);
+/*
+ * The next program in a datapath's list: copies it to buf and moves *p past
+ * it; false at the end. Start with *p = datapaths[dp].progs.
+ */
+bool datapath_next_prog(const char **p, char *buf, size_t len);
+/* Whether datapath dp uses program prog by itself. */
+bool datapath_uses(enum datapath dp, const char *prog);
 
 #endif /* CUBICCTL_VOCAB_H */

@@ -2,10 +2,9 @@
 /*
  * Host tests of the shared vocabulary (include/cubic_abi.h via src/vocab.c):
  * every exit reason has its own bit, counter and key; every counter has a key;
- * the words trace and status print.
+ * the words trace and status print; the datapaths' names, maps and programs.
  */
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 #include "vocab.h"
 #include "unit.h"
@@ -99,10 +98,45 @@ TEST(words)
 	CHECK(strstr(buf, "; HyStart++: css_enter, css_resume, css_exit"), "%s", buf);
 }
 
+TEST(datapath_table)
+{
+	char buf[64];
+	const char *p;
+	int n;
+
+	CHECK(!strcmp(datapath_names(", ", buf, sizeof(buf)), "exact, fast"), "%s", buf);
+	CHECK_EQ(datapath_parse("exact"), DATAPATH_EXACT);
+	CHECK_EQ(datapath_parse("fast"), DATAPATH_FAST);
+	CHECK_EQ(datapath_parse("Fast"), -1);
+	CHECK_EQ(datapath_of_map("cubic_ops_fast"), DATAPATH_FAST);
+	CHECK_EQ(datapath_of_map("cubic_ops"), DATAPATH_EXACT);
+	CHECK_EQ(datapath_of_map("cubic_op"), -1);
+	CHECK(!strcmp(datapath_str((enum datapath)DATAPATH_COUNT), "?"), "out of range");
+	for (int i = 0; i < DATAPATH_COUNT; i++) {
+		CHECK_EQ(datapath_parse(datapath_str((enum datapath)i)), i);
+		CHECK_EQ(datapath_of_map(datapaths[i].ops_map), i);
+		n = 0;
+		for (p = datapaths[i].progs; datapath_next_prog(&p, buf, sizeof(buf)); n++) {
+			CHECK(!strncmp(buf, "bc_", 3), "%s", buf);
+			CHECK(datapath_uses((enum datapath)i, buf), "%s", buf);
+			/* "only it uses": no other datapath lists it */
+			for (int k = 0; k < DATAPATH_COUNT; k++)
+				CHECK(k == i || !datapath_uses((enum datapath)k, buf), "%s", buf);
+		}
+		CHECK(n > 0, "%s lists no programs", datapaths[i].name);
+	}
+	p = datapaths[DATAPATH_EXACT].progs;
+	CHECK(datapath_next_prog(&p, buf, sizeof(buf)) && !strcmp(buf, "bc_init"), "%s", buf);
+	CHECK(datapath_next_prog(&p, buf, sizeof(buf)) && !strcmp(buf, "bc_cong_avoid"), "%s",
+	      buf);
+	CHECK(!datapath_uses(DATAPATH_EXACT, "bc_init_fast"), "prefix is not a match");
+}
+
 int main(void)
 {
 	RUN(reasons_distinct);
 	RUN(counters_keyed);
 	RUN(words);
+	RUN(datapath_table);
 	return unit_done("test_vocab");
 }
