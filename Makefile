@@ -41,7 +41,7 @@ DEPS_EVAL  := $(OUT)/.deps-eval
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(wildcard tests/unit/test_*.c))
 # Pure user-space sources the unit tests link against (no libbpf).
-UNIT_LIBSRC := src/tunables.c src/json.c src/vocab.c
+UNIT_LIBSRC := src/tunables.c src/json.c src/vocab.c src/objpatch.c
 
 .PHONY: all deps load unload test test-unit test-integration eval eval-quick bench vmlinux clean
 

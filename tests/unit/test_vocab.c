@@ -2,11 +2,15 @@
 /*
  * Host tests of the shared vocabulary (include/cubic_abi.h via src/vocab.c):
  * every exit reason has its own bit, counter and key; every counter has a key;
- * the words trace and status print; the datapaths' names, maps and programs.
+ * the words trace and status print; the datapaths' names, maps and programs;
+ * the name patch of src/objpatch.c on the real BPF object.
  */
+#include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include "vocab.h"
+#include "instance.h"
 #include "unit.h"
 
 TEST(reasons_distinct)
@@ -132,11 +136,40 @@ TEST(datapath_table)
 	CHECK(!datapath_uses(DATAPATH_EXACT, "bc_init_fast"), "prefix is not a match");
 }
 
+/* The placeholder name in build/bpf_cubic.bpf.o, once per datapath's ops map. */
+TEST(objpatch)
+{
+	FILE *f = fopen("build/bpf_cubic.bpf.o", "rb");
+	char junk[256] = "not an ELF";
+	long sz;
+	char *obj;
+
+	CHECK_EQ(objpatch_ops_name(junk, sizeof(junk), "x", 1), -EINVAL);
+	if (!f) {
+		CHECK(f, "build/bpf_cubic.bpf.o: run 'make' first");
+		return;
+	}
+	fseek(f, 0, SEEK_END);
+	sz = ftell(f);
+	rewind(f);
+	obj = malloc((size_t)sz);
+	CHECK(obj && fread(obj, 1, (size_t)sz, f) == (size_t)sz, "read");
+	fclose(f);
+	if (!obj)
+		return;
+	CHECK_EQ(objpatch_ops_name(obj, (size_t)sz, "bc_test", DATAPATH_COUNT), 0);
+	/* the placeholder is gone: a second patch finds none */
+	CHECK_EQ(objpatch_ops_name(obj, (size_t)sz, "bc_again", DATAPATH_COUNT), -ENOENT);
+	CHECK_EQ(objpatch_ops_name(obj, 64, "x", DATAPATH_COUNT), -EINVAL);
+	free(obj);
+}
+
 int main(void)
 {
 	RUN(reasons_distinct);
 	RUN(counters_keyed);
 	RUN(words);
 	RUN(datapath_table);
+	RUN(objpatch);
 	return unit_done("test_vocab");
 }

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's state of an instance: whether its pinned ops map is a
+ * tcp_congestion_ops struct_ops map made from bpf_cubic's object, registered,
+ * and under which name. The map's value is read at offsets found in vmlinux
+ * BTF, as bpftool does, never at fixed ones.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "cubicctl.h"
+
+int instance_datapath(const struct instance *in)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (in->ops_fd < 0 || bpf_obj_get_info_by_fd(in->ops_fd, &info, &len))
+		return -1;
+	return datapath_of_map(info.name);
+}
+
+/*
+ * Where the kernel keeps a tcp_congestion_ops struct_ops map's state and name,
+ * read from vmlinux BTF as bpftool does: the map's value is
+ * struct bpf_struct_ops_tcp_congestion_ops { common (refcnt, state); data },
+ * data being the struct tcp_congestion_ops with name[TCP_CA_NAME_MAX].
+ */
+struct ops_layout {
+	__u32 value_type_id; /* what bpf_map_info.btf_vmlinux_value_type_id must be */
+	__u32 value_size;
+	__u32 state_off; /* common.state */
+	__u32 state_inuse; /* BPF_STRUCT_OPS_STATE_INUSE: registered (map mode) */
+	__u32 name_off; /* data.name */
+};
+
+/* The byte offset of member mname of struct id, and its type; -1 if absent. */
+static int member_off(const struct btf *btf, __u32 id, const char *mname, __u32 *off,
+		      __u32 *type)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_struct(t))
+		return -1;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		__u32 bits = btf_member_bit_offset(t, (__u32)i);
+
+		if (strcmp(btf__name_by_offset(btf, m->name_off), mname) || bits % 8)
+			continue;
+		*off = bits / 8;
+		*type = m->type;
+		return 0;
+	}
+	return -1;
+}
+
+static int enum_value(const struct btf *btf, const char *ename, const char *vname, __u32 *val)
+{
+	__s32 id = btf__find_by_name_kind(btf, ename, BTF_KIND_ENUM);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	const struct btf_enum *e;
+
+	if (!t)
+		return -1;
+	e = btf_enum(t);
+	for (int i = 0; i < btf_vlen(t); i++, e++) {
+		if (!strcmp(btf__name_by_offset(btf, e->name_off), vname)) {
+			*val = (__u32)e->val;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The layout on this kernel, read once; NULL if its BTF lacks what we need. */
+static const struct ops_layout *ops_layout(void)
+{
+	static struct ops_layout l;
+	static int done; /* 1: l is valid, -1: can't be had */
+	__u32 common_off, common_t, state_off, state_t, data_off, data_t, name_off, name_t;
+	struct btf *btf;
+	__s32 id;
+
+	if (done)
+		return done > 0 ? &l : NULL;
+	done = -1;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return NULL;
+	id = btf__find_by_name_kind(btf, "bpf_struct_ops_tcp_congestion_ops", BTF_KIND_STRUCT);
+	if (id > 0 && !member_off(btf, (__u32)id, "common", &common_off, &common_t) &&
+	    !member_off(btf, common_t, "state", &state_off, &state_t) &&
+	    btf__resolve_size(btf, state_t) == sizeof(__u32) &&
+	    !member_off(btf, (__u32)id, "data", &data_off, &data_t) &&
+	    !member_off(btf, data_t, "name", &name_off, &name_t) &&
+	    btf__resolve_size(btf, name_t) == CUBIC_NAME_MAX &&
+	    !enum_value(btf, "bpf_struct_ops_state", "BPF_STRUCT_OPS_STATE_INUSE",
+			&l.state_inuse)) {
+		l.value_type_id = (__u32)id;
+		l.value_size = (__u32)btf__resolve_size(btf, (__u32)id);
+		l.state_off = common_off + state_off;
+		l.name_off = data_off + name_off;
+		if (l.state_off + sizeof(__u32) <= l.value_size &&
+		    l.name_off + CUBIC_NAME_MAX <= l.value_size)
+			done = 1;
+	}
+	btf__free(btf);
+	return done > 0 ? &l : NULL;
+}
+
+/* Whether the BTF object btf_id (a map's, from its BPF object) is bpf_cubic's. */
+static bool btf_is_ours(__u32 btf_id)
+{
+	static __u32 known; /* the last BTF proven ours: trace asks twice a second */
+	struct btf *btf;
+	bool ours;
+
+	if (!btf_id)
+		return false;
+	if (btf_id == known)
+		return true;
+	btf = btf__load_from_kernel_by_id(btf_id);
+	if (!btf)
+		return false;
+	ours = btf__find_by_name_kind(btf, "cubic_tunables", BTF_KIND_STRUCT) > 0 &&
+	       btf__find_by_name_kind(btf, "cubic_info", BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	if (ours)
+		known = btf_id;
+	return ours;
+}
+
+/*
+ * What a map is, as far as cubicctl can prove it: OPS_OTHER unless it is a
+ * tcp_congestion_ops struct_ops map (its value type in vmlinux BTF) made from
+ * bpf_cubic's object (one of our ops map names, our types in its BTF). For
+ * ours, whether it is registered and the name it holds (copied to ca_name).
+ */
+enum ops_kind { OPS_OTHER, OPS_IDLE, OPS_INUSE };
+
+static enum ops_kind ops_inspect(int fd, char ca_name[CUBIC_NAME_MAX])
+{
+	const struct ops_layout *l = ops_layout();
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), zero = 0, state;
+	enum ops_kind kind = OPS_OTHER;
+	char *val;
+
+	memset(ca_name, 0, CUBIC_NAME_MAX);
+	if (fd < 0 || !l || bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    info.type != BPF_MAP_TYPE_STRUCT_OPS ||
+	    info.btf_vmlinux_value_type_id != l->value_type_id ||
+	    info.value_size != l->value_size || datapath_of_map(info.name) < 0 ||
+	    !btf_is_ours(info.btf_id))
+		return OPS_OTHER;
+	val = calloc(1, info.value_size);
+	if (!val)
+		return OPS_OTHER;
+	if (!bpf_map_lookup_elem(fd, &zero, val) &&
+	    memchr(val + l->name_off, '\0', CUBIC_NAME_MAX)) {
+		memcpy(&state, val + l->state_off, sizeof(state));
+		memcpy(ca_name, val + l->name_off, CUBIC_NAME_MAX);
+		kind = state == l->state_inuse ? OPS_INUSE : OPS_IDLE;
+	}
+	free(val);
+	return kind;
+}
+
+/* Registered under exactly this name, by bpf_cubic's object. */
+static bool ops_is_registered_as(int fd, const char *name)
+{
+	char ca[CUBIC_NAME_MAX];
+
+	return ops_inspect(fd, ca) == OPS_INUSE && !strcmp(ca, name);
+}
+
+/*
+ * The kernel's view. REGISTERED only if the pinned ops map is proven to be
+ * this instance; FOREIGN if the pins hold something else (a map not ours, or
+ * ours but registered under another name, as after a renamed pin folder).
+ */
+enum instance_state instance_state(struct instance *in)
+{
+	enum ops_kind kind;
+
+	in->ops_ca_name[0] = '\0';
+	if (in->ops_fd < 0)
+		return INST_LEFTOVER;
+	kind = ops_inspect(in->ops_fd, in->ops_ca_name);
+	if (kind == OPS_OTHER)
+		return INST_FOREIGN;
+	if (kind == OPS_INUSE && strcmp(in->ops_ca_name, in->name))
+		return INST_FOREIGN;
+	if (kind == OPS_IDLE)
+		return INST_LEFTOVER;
+	return INST_REGISTERED;
+}
+
+void instance_foreign_msg(const struct instance *in)
+{
+	if (in->ops_ca_name[0])
+		errmsg("the ops map pinned in %s is registered as '%s', not %s; not touching it",
+		       in->dir, in->ops_ca_name, in->name);
+	else
+		errmsg("the map pinned as %s/%s is not a bpf_cubic struct_ops map; not touching it",
+		       in->dir, CUBIC_PIN_OPS);
+}
+
+int instance_find_unpinned(const char *name)
+{
+	__u32 id = 0;
+
+	while (!bpf_map_get_next_id(id, &id)) {
+		int fd = bpf_map_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (ops_is_registered_as(fd, name))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+const char *instance_state_str(enum instance_state st)
+{
+	switch (st) {
+	case INST_REGISTERED:
+		return "registered";
+	case INST_LEFTOVER:
+		return "leftover";
+	case INST_FOREIGN:
+		return "foreign";
+	default:
+		return "absent";
+	}
+}
+
+int instance_unregister(int ops_fd, const char *name)
+{
+	__u32 zero = 0;
+
+	if (ops_fd < 0)
+		return -ENOENT;
+	/* The only way to unregister: prove first that it is the named instance. */
+	if (!ops_is_registered_as(ops_fd, name))
+		return -ESRCH;
+	return bpf_map_delete_elem(ops_fd, &zero) ? -errno : 0;
+}
