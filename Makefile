@@ -45,7 +45,7 @@ UNIT_LIBSRC := src/tunables.c src/json.c src/vocab.c src/objpatch.c
 
 .PHONY: all deps load unload test test-unit test-integration eval eval-quick bench vmlinux clean
 
-all: cubicctl emu $(OUT)/floor.bpf.o
+all: cubicctl emu $(OUT)/floor.bpf.o $(OUT)/vocab.json
 
 -include tools/emu/emu.mk
 emu: $(EMU_BIN)
@@ -95,6 +95,11 @@ $(OUT)/%.o: src/%.c $(HDRS) $(SKEL) | $(DEPS_BUILD)
 cubicctl: $(CTL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# The exit reasons, counters and datapaths of include/cubic_abi.h, for tools/ (Python)
+$(OUT)/vocab.json: cubicctl
+	$(call msg,GEN,$@)
+	$(Q)./cubicctl help --reasons-json > $@.tmp && mv $@.tmp $@
 
 $(OUT)/unit/%: tests/unit/%.c $(UNIT_LIBSRC) $(HDRS) tests/unit/unit.h | $(OUT)/unit $(DEPS_BUILD)
 	$(call msg,CC-TEST,$@)
