@@ -427,7 +427,7 @@ static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us)
 		return;
 
 	/* HyStart fired, or HyStart++ left CSS: slow start is over */
-	if (fired & (CUBIC_EV_ACK_TRAIN | CUBIC_EV_DELAY | CUBIC_EV_CSS_EXIT))
+	if (fired & CUBIC_EV_ENDS_SLOW_START)
 		tp->snd_ssthresh = a.cwnd;
 	x.flags = fired;
 	x.ssthresh_before = a.ssthresh;
@@ -597,7 +597,7 @@ static __noinline void rtt_sample_before_reduction(struct sock *sk, __s32 rtt_us
 	 * prior_ssthresh (tcp_current_ssthresh(): then cwnd, here infinity),
 	 * which an undo restores; undo_to_hystart_cwnd() makes up for it.
 	 */
-	if (fired & (CUBIC_EV_ACK_TRAIN | CUBIC_EV_DELAY | CUBIC_EV_CSS_EXIT))
+	if (fired & CUBIC_EV_ENDS_SLOW_START)
 		s->flags |= CUBIC_SF_UNDO_TO_CWND;
 }
 
