@@ -81,7 +81,8 @@ op() {
 idle_run() {
 	local r i
 	for i in 1 2 3; do
-		r=$(ip netns exec "$P-snd" /usr/bin/python3 "$IDLEFLOW" run 10.77.2.2 "$SINK_PORT" "$1" 1.5 "$2")
+		r=$(window_watch "$P-snd" "$(path_bound)" "idle $1" \
+			ip netns exec "$P-snd" /usr/bin/python3 "$IDLEFLOW" run 10.77.2.2 "$SINK_PORT" "$1" 1.5 "$2")
 		[ "$(jq .before.unacked <<<"$r")" -ne 0 ] || break
 		echo "retry: not drained before the idle time: $r" >&2
 	done
@@ -120,7 +121,8 @@ idle_run() {
 		ip netns exec "$P-rcv" /usr/bin/python3 "$IDLEFLOW" accept 5401 "$ca" >"$BATS_TEST_TMPDIR/acc" &
 		srv=$!
 		for _ in $(seq 50); do grep -q listening "$BATS_TEST_TMPDIR/acc" && break; sleep 0.1; done
-		ip netns exec "$P-snd" /usr/bin/python3 "$IDLEFLOW" connect 10.77.2.2 5401
+		window_watch "$P-rcv" "$(path_bound)" "passive open $ca" \
+			ip netns exec "$P-snd" /usr/bin/python3 "$IDLEFLOW" connect 10.77.2.2 5401
 		wait "$srv"
 		r=$(tail -n 1 "$BATS_TEST_TMPDIR/acc")
 		echo "$r"
