@@ -132,3 +132,13 @@ assert_clean() {
 	[ "$STATS_BEFORE" = 1 ] || [ "$at_kill" = 1 ]
 	assert_clean
 }
+
+@test "bench: an impossible window fails the run loudly and leaves nothing behind" {
+	# every cwnd is above a bound of 5 packets: the first run (the warm-up) must fail
+	run env BENCH_WINDOW_BOUND=5 "$BENCH" --quick --runs 1 --flows 1 --name "$NAME"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"IMPOSSIBLE WINDOW: cubic -P 1: cubic flow 10.99.0.1:"*" at t="*"cwnd "*" > bound 5 packets"* ]]
+	[[ "$output" == *"bench.sh: impossible window during iperf3 -C cubic -P 1"* ]]
+	assert_clean
+}

@@ -184,6 +184,7 @@ STATS_PREV=$(cat "$STATS_SYSCTL")
 STATS_TOUCHED=0
 TRACE_PID=
 PERF_PID=
+WATCH_PID=
 FLOOR_REG=0
 NOFILE_PREV=$(ulimit -n)
 
@@ -312,12 +313,57 @@ busy_ticks() {
 }
 CLK_TCK=$(getconf CLK_TCK)
 
+# Impossible windows (docs/IMPOSSIBLE_WINDOWS.md): during every run,
+# tools/soak/tcpwatch.py polls TCP_INFO of the sender's sockets (every 0.2 s,
+# on a CPU the iperf3 processes are not pinned to) and the run fails on an
+# ssthresh > 0x7fffffff (TCP_INFINITE_SSTHRESH) or a cwnd above WINDOW_BOUND;
+# so does an iperf3 max_snd_cwnd above it. An unshaped veth has no BDP: what a
+# flow can have in flight is bounded by its send buffer, tcp_wmem's maximum
+# (67108864 bytes, setup_netns) / 1448; the bound is 4 x that + 100 packets,
+# as for an emulated path's 4 x (BDP + buffer) + 100 (tools/eval/analyze.py).
+TCPWATCH=$REPO/tools/soak/tcpwatch.py
+WINDOW_BOUND=${BENCH_WINDOW_BOUND:-$(( 4 * 67108864 / 1448 + 100 ))} # the env: tests only
+WATCH_CPU=
+if [ -n "$CPUS" ] && [ "$(nproc)" -gt 1 ]; then
+	for ((c = 0; c < $(nproc); c++)); do
+		[ "$c" = "${CPUS%,*}" ] || [ "$c" = "${CPUS#*,}" ] || { WATCH_CPU=$c; break; }
+	done
+fi
+
+watch_start() { # LABEL
+	local pin=()
+	[ -z "$WATCH_CPU" ] || pin=(taskset -c "$WATCH_CPU")
+	ip netns exec "$NS_A" "${pin[@]}" /usr/bin/python3 "$TCPWATCH" --bound "$WINDOW_BOUND" \
+		--interval 0.2 --label "$1" >"$TMP/watch.out" 2>&1 &
+	WATCH_PID=$!
+	# on (signal handlers set, first poll done) before the flows start
+	for _ in $(seq 100); do
+		grep -q 'watching' "$TMP/watch.out" 2>/dev/null && return 0
+		kill -0 "$WATCH_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$TMP/watch.out" >&2
+	die "tools/soak/tcpwatch.py did not start"
+}
+
+watch_stop() { # LABEL
+	local wrc=0
+	kill -TERM "$WATCH_PID" 2>/dev/null
+	wait "$WATCH_PID" || wrc=$?
+	WATCH_PID=
+	if [ "$wrc" != 0 ]; then
+		grep -a 'IMPOSSIBLE WINDOW' "$TMP/watch.out" >&2 || cat "$TMP/watch.out" >&2
+		die "impossible window during $1 (docs/IMPOSSIBLE_WINDOWS.md)"
+	fi
+}
+
 # run_iperf ALGO FLOWS KIND INDEX: one run; appends to $TMP/runs.tsv
 #   kind algo flows index bps bytes seconds retrans proc_cpu_s sys_cpu_s
 run_iperf() {
-	local algo=$1 flows=$2 kind=$3 idx=$4 k i per rc=0 t0 t1 f err
+	local algo=$1 flows=$2 kind=$3 idx=$4 k i per rc=0 t0 t1 f err maxc
 	local -a pids=()
 	k=$(((flows + MAX_P - 1) / MAX_P))
+	watch_start "$algo -P $flows"
 	t0=$(busy_ticks)
 	for ((i = 0; i < k; i++)); do
 		per=$((flows / k + (i < flows % k ? 1 : 0)))
@@ -330,12 +376,17 @@ run_iperf() {
 		wait "${pids[$i]}" || rc=$?
 	done
 	t1=$(busy_ticks)
+	watch_stop "iperf3 -C $algo -P $flows"
 	for ((i = 0; i < k; i++)); do
 		f=$TMP/c$i.json
 		err=$(jq -r '.error // empty' "$f" 2>/dev/null || echo "no JSON from iperf3: $(head -c 300 "$TMP/c$i.err")")
 		[ -z "$err" ] || die "iperf3 -C $algo -P $flows: $err"
 		[ "$(jq -r '.end.sender_tcp_congestion' "$f")" = "$algo" ] ||
 			die "iperf3 -C $algo ran on $(jq -r '.end.sender_tcp_congestion' "$f")"
+		maxc=$(jq '[(.end.streams // [])[].sender.max_snd_cwnd?, (.intervals // [])[].streams[]?.snd_cwnd?]
+			| map(select(. != null)) | (max // 0) / 1448 | floor' "$f")
+		[ "$maxc" -le "$WINDOW_BOUND" ] ||
+			die "IMPOSSIBLE WINDOW: iperf3 -C $algo -P $flows: snd_cwnd $maxc packets > bound $WINDOW_BOUND (docs/IMPOSSIBLE_WINDOWS.md)"
 	done
 	[ "$rc" -eq 0 ] || die "iperf3 -C $algo -P $flows exited with $rc"
 	for ((i = 0; i < k; i++)); do
