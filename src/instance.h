@@ -62,6 +62,8 @@ int instance_unregister(int ops_fd, const char *name);
 int instance_find_unpinned(const char *name);
 /* The datapath of an opened instance, -1 if unknown. */
 int instance_datapath(const struct instance *in);
+/* The argument count of this kernel's tcp_congestion_ops.cong_control, -1 if unknown. */
+int kstate_cong_control_args(void);
 
 /* objpatch.c */
 /*

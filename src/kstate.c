@@ -78,6 +78,35 @@ static int enum_value(const struct btf *btf, const char *ename, const char *vnam
 	return -1;
 }
 
+/*
+ * How many arguments the running kernel's tcp_congestion_ops.cong_control
+ * takes, from vmlinux BTF: 2 (sk, rs) before Linux 6.10, 4 (sk, ack, flag,
+ * rs) since; -1 if BTF does not say.
+ */
+int kstate_cong_control_args(void)
+{
+	const struct btf_type *t;
+	struct btf *btf = btf__load_vmlinux_btf();
+	__u32 off, type;
+	__s32 id;
+	int n = -1;
+
+	if (!btf)
+		return -1;
+	id = btf__find_by_name_kind(btf, "tcp_congestion_ops", BTF_KIND_STRUCT);
+	if (id > 0 && !member_off(btf, (__u32)id, "cong_control", &off, &type)) {
+		t = btf__type_by_id(btf, type);
+		while (t && btf_is_mod(t))
+			t = btf__type_by_id(btf, t->type);
+		if (t && btf_is_ptr(t))
+			t = btf__type_by_id(btf, t->type);
+		if (t && btf_is_func_proto(t))
+			n = btf_vlen(t);
+	}
+	btf__free(btf);
+	return n;
+}
+
 /* The layout on this kernel, read once; NULL if its BTF lacks what we need. */
 static const struct ops_layout *ops_layout(void)
 {

@@ -85,6 +85,13 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 	__u32 zero = 0;
 	int err;
 
+	/* bc_cong_control is (sk, ack, flag, rs): refuse before anything is made */
+	if (dp == DATAPATH_FAST && kstate_cong_control_args() != 4) {
+		errmsg("the fast datapath needs tcp_congestion_ops.cong_control(sk, ack, flag, rs), "
+		       "which Linux has from 6.10 (this kernel's takes %d arguments); use "
+		       "--datapath exact", kstate_cong_control_args());
+		return -EOPNOTSUPP;
+	}
 	skel = calloc(1, sizeof(*skel));
 	if (!skel || bpf_cubic_bpf__create_skeleton(skel)) {
 		errmsg("out of memory");
