@@ -216,6 +216,16 @@ assert_clean() {
 	assert_clean
 }
 
+@test "difftest: hystart_exit_starts_undone_recovery" {
+	dt hystart_exit_starts_undone_recovery
+	assert_clean
+}
+
+@test "difftest: ca_long_wmax1e3" {
+	dt ca_long_wmax1e3
+	assert_clean
+}
+
 @test "difftest detects a real difference: beta=600 differs from cubic at the first loss" {
 	run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca cubic,exact --tunables beta=600 ss_loss_sack
 	echo "$output"
