@@ -199,6 +199,7 @@ static __always_inline void init(struct sock *sk)
 
 	ssthresh = cubic_init(s, get_tunables(), tp->tcp_mstamp, tp->snd_nxt);
 	s->seen_state = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	s->reduction_seq = tp->high_seq;
 	if (ssthresh)
 		tp->snd_ssthresh = ssthresh;
 	if (first)
@@ -260,11 +261,14 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 	s->prr_delivered = 0;
 	/* for the fast datapath's RTT sample of this ACK, which comes after us */
 	s->reduction_us = (__u32)tp->tcp_mstamp;
-	s->pre_epoch = s->epoch_start;
+	s->reduction_seq = tp->snd_nxt;
 	s->pre_hspp_phase = s->hspp_phase;
-	s->flags &= ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND);
+	s->flags &= ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND | CUBIC_SF_FRESH_EPOCH);
 	if (ss_exit)
 		s->flags |= CUBIC_SF_PRE_SS;
+	/* cubictcp_acked() drops samples for a second after an epoch starts */
+	if (s->epoch_start && (__s32)(tcp_jiffies32() - s->epoch_start) < (__s32)CONFIG_HZ)
+		s->flags |= CUBIC_SF_FRESH_EPOCH;
 	ssthresh = cubic_recalc_ssthresh(s, get_tunables(), cwnd);
 	if (ss_exit) {
 		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
@@ -287,7 +291,22 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
  * sets. Each repair is counted (status: "repaired"); none changes a flow
  * whose callbacks all ran.
  */
-static __noinline void repair_window(struct sock *sk, bool fast)
+/* What the skipped .ssthresh would have done; the kernel set prior_cwnd right before it. */
+static __always_inline void redo_ssthresh(struct sock *sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+
+	if (!tp->prior_cwnd)
+		return;
+	tp->snd_ssthresh = cubic_recalc_ssthresh(s, get_tunables(), tp->prior_cwnd);
+	s->prr_delivered = 0;
+	s->reduction_seq = tp->high_seq;
+	s->flags &= ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND | CUBIC_SF_FRESH_EPOCH);
+	count(CUBIC_CNT_REPAIRED, 1);
+}
+
+static __noinline void repair_window(struct sock *sk, bool fast, bool undoing)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
@@ -298,12 +317,7 @@ static __noinline void repair_window(struct sock *sk, bool fast)
 	switch (tcp_core_missed_move(s->seen_state, st, tp->undo_marker, tp->prior_ssthresh,
 				     tp->snd_ssthresh)) {
 	case TCP_CORE_MISSED_SSTHRESH:
-		if (prior) {
-			tp->snd_ssthresh = cubic_recalc_ssthresh(s, t, prior);
-			s->prr_delivered = 0;
-			s->flags &= ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND);
-			count(CUBIC_CNT_REPAIRED, 1);
-		}
+		redo_ssthresh(sk);
 		if (st == TCP_CA_Loss)
 			cubic_on_loss_state(s, (__u32)tp->tcp_mstamp, tp->snd_nxt);
 		break;
@@ -323,6 +337,9 @@ static __noinline void repair_window(struct sock *sk, bool fast)
 		break;
 	}
 	s->seen_state = st;
+	if (!undoing && !tcp_core_reduction_is_ours(st, tp->high_seq, s->reduction_seq,
+						    tp->snd_ssthresh, prior))
+		redo_ssthresh(sk);
 
 	if (tp->snd_ssthresh > TCP_CORE_INFINITE_SSTHRESH) {
 		tp->snd_ssthresh = st != TCP_CA_Open && st != TCP_CA_Disorder && prior
@@ -337,15 +354,22 @@ static __noinline void repair_window(struct sock *sk, bool fast)
 	}
 }
 
-/* At the start of every callback that can see a skipped one's leftovers: a few loads. */
-static __always_inline void check_window(struct sock *sk, bool fast)
+/*
+ * At the start of every callback that can see a skipped one's leftovers: a
+ * few loads. undoing: .set_state of an undo's move out of CWR or Recovery,
+ * whose restored ssthresh (prior_ssthresh) is not a reduction's.
+ */
+static __always_inline void check_window(struct sock *sk, bool fast, bool undoing)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	struct cubic_state *s = ca_state(sk);
 
-	if (((struct inet_connection_sock *)sk)->icsk_ca_state != ca_state(sk)->seen_state ||
-	    tp->snd_ssthresh > TCP_CORE_INFINITE_SSTHRESH ||
-	    tp->snd_cwnd > TCP_CORE_INFINITE_SSTHRESH)
-		repair_window(sk, fast);
+	if (st != s->seen_state || tp->snd_ssthresh > TCP_CORE_INFINITE_SSTHRESH ||
+	    tp->snd_cwnd > TCP_CORE_INFINITE_SSTHRESH ||
+	    (!undoing && !tcp_core_reduction_is_ours(st, tp->high_seq, s->reduction_seq,
+						     tp->snd_ssthresh, tp->prior_cwnd)))
+		repair_window(sk, fast, undoing);
 }
 
 /*
@@ -360,13 +384,11 @@ static __always_inline void set_state(struct sock *sk, __u8 new_state, bool fast
 	struct cubic_state *s = ca_state(sk);
 	__u8 old = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 
-	check_window(sk, fast);
+	check_window(sk, fast, tcp_core_undoing(old, new_state, tp->undo_marker));
 	if (tcp_core_reduction_begins(old, new_state, tp->prior_ssthresh) &&
-	    s->reduction_us != (__u32)tp->tcp_mstamp && tp->prior_cwnd) {
-		tp->snd_ssthresh = cubic_recalc_ssthresh(s, get_tunables(), tp->prior_cwnd);
-		s->prr_delivered = 0;
+	    s->reduction_us != (__u32)tp->tcp_mstamp) {
+		redo_ssthresh(sk);
 		s->reduction_us = (__u32)tp->tcp_mstamp;
-		count(CUBIC_CNT_REPAIRED, 1);
 	}
 	s->seen_state = new_state;
 	if (new_state == TCP_CA_Loss)
@@ -441,7 +463,7 @@ SEC("struct_ops/bc_pkts_acked")
 void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	/* every ACK that acks or SACKs data, before the kernel's PRR uses them */
-	check_window(sk, false);
+	check_window(sk, false, false);
 	rtt_sample(sk, sample->rtt_us);
 }
 
@@ -574,9 +596,9 @@ static __noinline void rtt_sample_before_reduction(struct sock *sk, __s32 rtt_us
 	__u32 delay;
 	__u8 fired;
 
-	s->epoch_start = s->pre_epoch;
+	if (s->flags & CUBIC_SF_FRESH_EPOCH)
+		return;
 	delay = cubic_rtt_sample(s, rtt_us, tcp_jiffies32(), CONFIG_HZ);
-	s->epoch_start = 0;
 	if (!delay || !(s->flags & CUBIC_SF_PRE_SS))
 		return;
 
@@ -627,7 +649,7 @@ void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struc
 	struct cubic_state *s = ca_state(sk);
 	struct net *net = sk_net(sk);
 
-	check_window(sk, true);
+	check_window(sk, true, false);
 	/* what .pkts_acked got: the same rs->rtt_us, set by tcp_clean_rtx_queue() */
 	if (s->reduction_us == (__u32)tp->tcp_mstamp)
 		rtt_sample_before_reduction(sk, (__s32)rs->rtt_us);
@@ -712,8 +734,8 @@ void BPF_PROG(bc_set_state_fast, struct sock *sk, __u8 new_state)
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	__u8 old;
 
-	check_window(sk, true);
 	old = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	check_window(sk, true, tcp_core_undoing(old, new_state, tp->undo_marker));
 	undo_to_hystart_cwnd(sk);
 	if (tcp_core_end_reduction(old, new_state, tp->undo_marker, tp->snd_ssthresh)) {
 		tp->snd_cwnd = tp->snd_ssthresh;

@@ -62,6 +62,7 @@
 /* the fast datapath's view of the ACK that begins a reduction (bpf/bpf_cubic.bpf.c) */
 #define CUBIC_SF_PRE_SS	      0x2 /* slow start (HyStart pending) when the last reduction began */
 #define CUBIC_SF_UNDO_TO_CWND 0x4 /* HyStart ended that slow start on the same ACK */
+#define CUBIC_SF_FRESH_EPOCH  0x8 /* that ACK's RTT sample falls in the second after a reduction */
 
 /* cubic_state.hspp_phase: HyStart++ (RFC 9406) */
 #define CUBIC_HSPP_SS	0 /* standard slow start, watching the RTT */
@@ -108,7 +109,7 @@ struct cubic_state {
 	__u32 prr_delivered; /* PRR: packets delivered since the reduction began */
 	__u32 cwnd_used;     /* RFC 2861: most in flight while not cwnd-limited */
 	__u32 reduction_us;  /* tcp clock (us, low 32 bits) of the last .ssthresh call */
-	__u32 pre_epoch;     /* epoch_start before that call zeroed it */
+	__u32 reduction_seq; /* snd_nxt at that call: the high_seq of the reduction it began */
 };
 
 /* The window fields of tcp_sock that the core reads and writes. */
@@ -296,7 +297,8 @@ static inline __u32 cubic_init(struct cubic_state *s, const struct cubic_tunable
 	hystart_reset_round(s, (__u32)now_us, snd_nxt); /* departure 4 */
 	s->rounds = 0;
 	s->start_us = now_us;
-	s->flags = (s->flags | CUBIC_SF_INIT) & ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND);
+	s->flags = (s->flags | CUBIC_SF_INIT) &
+		   ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND | CUBIC_SF_FRESH_EPOCH);
 	hspp_arm(s);
 	if (cubic_tun_hystart(t) == CUBIC_HYSTART_OFF)
 		return cubic_tun_initial_ssthresh(t);

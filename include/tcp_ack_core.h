@@ -128,6 +128,35 @@ static inline int tcp_core_missed_move(__u8 seen, __u8 now, __u32 undo_marker,
 }
 
 /*
+ * Whether a CWR or Recovery in progress is one bpf_cubic's .ssthresh began:
+ * tcp_init_cwnd_reduction() sets high_seq = snd_nxt right before calling
+ * .ssthresh (which records snd_nxt as reduction_seq), and nothing else writes
+ * high_seq in these two states; our ssthresh is beta x prior_cwnd, never
+ * above prior_cwnd, and nothing raises it before the state is left. A
+ * reduction that ended and began again in one skipped softirq leaves ca_state
+ * as it was, but not high_seq. (Loss is not covered: tcp_enter_loss() moves
+ * high_seq on every RTO, with or without .ssthresh.)
+ */
+static inline int tcp_core_reduction_is_ours(__u8 state, __u32 high_seq, __u32 reduction_seq,
+					     __u32 ssthresh, __u32 prior_cwnd)
+{
+	if (state != TCP_CORE_CA_CWR && state != TCP_CORE_CA_RECOVERY)
+		return 1;
+	return high_seq == reduction_seq && ssthresh <= prior_cwnd;
+}
+
+/*
+ * Whether .set_state's move from old to new is an undo's way out of CWR or
+ * Recovery: tcp_undo_cwnd_reduction() has just zeroed undo_marker and put
+ * prior_ssthresh back (tcp_try_undo_recovery(), _dsack(), _partial()).
+ */
+static inline int tcp_core_undoing(__u8 old, __u8 new_state, __u32 undo_marker)
+{
+	return !undo_marker && (old == TCP_CORE_CA_CWR || old == TCP_CORE_CA_RECOVERY) &&
+	       (new_state == TCP_CORE_CA_OPEN || new_state == TCP_CORE_CA_DISORDER);
+}
+
+/*
  * tcp_may_raise_cwnd(): with high reordering grow on any delivery, otherwise
  * only on in-order delivery (RFC 5681).
  */

@@ -266,6 +266,27 @@ TEST(missed_moves)
 		 TCP_CORE_MISSED_NOTHING);
 }
 
+/* A reduction in progress that bpf_cubic's .ssthresh began. */
+TEST(reduction_is_ours)
+{
+	CHECK(tcp_core_reduction_is_ours(TCP_CORE_CA_RECOVERY, 5000, 5000, 70, 100), "ours");
+	CHECK(tcp_core_reduction_is_ours(TCP_CORE_CA_CWR, 5000, 5000, 100, 100), "ssthresh = prior");
+	/* ended and began again without us: another high_seq */
+	CHECK(!tcp_core_reduction_is_ours(TCP_CORE_CA_RECOVERY, 9000, 5000, 70, 100), "seq");
+	/* a stale finite ssthresh above anything ours could be */
+	CHECK(!tcp_core_reduction_is_ours(TCP_CORE_CA_RECOVERY, 5000, 5000, 132726976, 100),
+	      "stale");
+	/* Open, Disorder and Loss are not judged here */
+	CHECK(tcp_core_reduction_is_ours(TCP_CORE_CA_LOSS, 9000, 5000, 0x7fffffff, 100), "loss");
+	CHECK(tcp_core_reduction_is_ours(TCP_CORE_CA_OPEN, 9000, 5000, 0x7fffffff, 100), "open");
+	/* an undo's move out of Recovery carries prior_ssthresh, not a reduction's */
+	CHECK(tcp_core_undoing(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_OPEN, 0), "undo");
+	CHECK(tcp_core_undoing(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_DISORDER, 0), "partial");
+	CHECK(!tcp_core_undoing(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_OPEN, 1234), "no undo");
+	CHECK(!tcp_core_undoing(TCP_CORE_CA_RECOVERY, TCP_CORE_CA_LOSS, 0), "to loss");
+	CHECK(!tcp_core_undoing(TCP_CORE_CA_OPEN, TCP_CORE_CA_RECOVERY, 0), "entry");
+}
+
 int main(void)
 {
 	RUN(prr_first_ack_forces_one_retransmit);
@@ -280,5 +301,6 @@ int main(void)
 	RUN(end_of_reduction);
 	RUN(reduction_begins);
 	RUN(missed_moves);
+	RUN(reduction_is_ours);
 	return unit_done("test_tcp_ack");
 }
