@@ -221,6 +221,11 @@ assert_clean() {
 	assert_clean
 }
 
+@test "difftest: ca_recovery_within_1s_delay_min" {
+	dt ca_recovery_within_1s_delay_min
+	assert_clean
+}
+
 @test "difftest: ca_long_wmax1e3" {
 	dt ca_long_wmax1e3
 	assert_clean

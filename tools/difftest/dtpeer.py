@@ -197,6 +197,12 @@ class Peer:
         self.late_max = 0
         self.bulk_left = 0
         self.timer_quantum = 4 * TICK   # us; 1000 for paced flows
+        # quantum boundaries at t0 + timer_phase + k * quantum. Timers of 64
+        # jiffies or more sit on the wheel's level 1+ and fire at multiples of 8
+        # jiffies (t0 is one), or a tick later when the softirq is late: a phase
+        # of 2 ticks keeps both in one quantum (with phase 0 the boundary falls
+        # between them)
+        self.timer_phase = 0
         self.bulk_chunk = 1 << 16
         self.bulk_low = 1 << 18
         # lax(peer) -> True: from now on a step may start more than LATE_US
@@ -622,8 +628,8 @@ class Peer:
                 # tcp_timestamps=2) says when; timers fire +-1 jiffy from run
                 # to run, so round up to timer_quantum
                 b = tsv * 1000 if tsv else now_us() - 300
-                q = self.timer_quantum
-                b = self.t0 + -(-(b - self.t0) // q) * q
+                q, ph = self.timer_quantum, self.timer_phase
+                b = self.t0 + ph + -(-(b - self.t0 - ph) // q) * q
             rel = b - self.t0
             holed = any(x <= rel < z for x, z in self.blackholes)
             pos = s
@@ -666,13 +672,15 @@ class Peer:
         return tx
 
     # -- the loop --------------------------------------------------------
-    def record(self, ev, tx, force=False):
+    def record(self, ev, tx, t_plan=None):
         d = self.tcpinfo()
         self.info = d
         st = {"ev": ev, "tx": tx}
         for k in REC_FIELDS:
             st[k] = d[k]
-        st["t"] = ((now_us() - self.t0) // TICK)
+        # a planned action's tick is its planned one (act() made sure it ran
+        # there); reading TCP_INFO may already be in the next
+        st["t"] = ((t_plan if t_plan is not None else now_us()) - self.t0) // TICK
         self.steps.append(st)
         if self.lax is not None:
             self.lax_at.append(bool(self.lax(self)))
@@ -719,7 +727,7 @@ class Peer:
             raise Slip(self.slip)
         pk = self.read_all()
         tx = self.on_tx(pk, t)
-        self.record(ev, tx)
+        self.record(ev, tx, t)
         if self.debug:
             self.steps[-1]["late"] = late
             self.steps[-1]["dur"] = now_us() - start

@@ -266,6 +266,27 @@ def _(p):
     p.run(until=acked(500))
 
 
+@scenario("ca_recovery_within_1s_delay_min",
+          "a recovery starts in congestion avoidance less than 1 s after the "
+          "previous one's epoch began, on an ACK whose RTT sample is the lowest yet "
+          "(the path got 10 ms shorter): cubic discards it (epoch_start < 1 s old), "
+          "so delay_min, and with it the next epoch's t, stay as they were")
+def _(p):
+    p.burst = 3  # 4500 segments/s, BDP 191: no standing queue in the samples
+    bulk(p)
+    p.drop(50)
+    t1 = 700 * MS
+    p.at(t1, set_("rtt", RTT - 10 * MS))
+
+    def drop_next(p):
+        # the next new segment, sent once the queue ahead has drained: the 3
+        # segments after it carry 32.5 ms samples, and the third SACK starts
+        # the recovery
+        p.drop(p.highest // p.mss)
+    p.at(t1 + 15 * MS, drop_next)
+    p.run(end=t1 + 2500 * MS)
+
+
 @scenario("reorder_dsack_undo_ca",
           "spurious fast retransmit in congestion avoidance, undone by DSACK")
 def _(p):
@@ -323,6 +344,7 @@ def _(p):
           "repeated RTOs: a 1.2 s black hole, RTO backoff 1x 2x 4x, Loss state, "
           "cwnd 1, slow start back to ssthresh")
 def _(p):
+    p.timer_phase = 8 * MS  # backed-off RTOs: the wheel's level 1 (see rto_in_slow_start)
     bulk(p)
     p.drop(50)
     p.blackhole(1000 * MS, 2200 * MS)
@@ -332,6 +354,9 @@ def _(p):
 @scenario("rto_in_slow_start",
           "RTO in slow start: everything after segment 40 is lost for 400 ms")
 def _(p):
+    # the first RTO (63 jiffies) is on the wheel's level 0, the backed-off one
+    # (128) on level 1: it fires at a multiple of 8 jiffies, or one later
+    p.timer_phase = 8 * MS
     bulk(p)
     p.blackhole(2 * RTT, 2 * RTT + 400 * MS)
     p.run(end=2000 * MS)
