@@ -264,7 +264,7 @@ run_flow() { # SCEN_ID RATE RTT BUF ALGO_ID KIND ARG REP
 		log "iperf3 failed ($sid $aid rep $rep, rc $rc): $(head -c 300 "$f.iperf.err") $(jq -r '.error? // empty' "$f.iperf" 2>/dev/null)"
 	fi
 	"$PY" "$ANALYZE" flow --scenario "$sid" --algorithm "$aid" --kind "$kind" --arg "$arg" \
-		--rep "$rep" --rate "$rate" --rtt "$rtt" --buffer "$buf" \
+		--rep "$rep" --rate "$rate" --rtt "$rtt" --buffer "$buf" ${jit:+--jitter "$jit"} \
 		--bdp-pkts "$BDP" --buffer-pkts "$BUFP" --port "$PORT" --duration "$DUR" \
 		--iperf "$f.iperf" --probe "$f.probe" --bpf-trace "$f.bpf" \
 		--nstat-before "$h0" --nstat-after "$h1" --tbf-before "${d0:-0}" --tbf-after "${d1:-0}" \
