@@ -82,9 +82,10 @@ count() { # SCENARIO ALGORITHM
 	[ "$(jq -s '[.[] | select((.algorithm == "bpf_off" or .algorithm == "reno") and .exit_reason != "loss")] | length' "$EV/flows.jsonl")" -eq 0 ]
 	[ "$(jq -s '[.[] | select(.kind == "bpf" and .bpf_records < 1)] | length' "$EV/flows.jsonl")" -eq 0 ]
 	# tcp_probe and nstat / the bpf record agree on how each flow left slow start
-	# (a detector firing on the ACK that also starts loss recovery is a race, not a disagreement)
+	# (a kernel flow is judged by tcp_probe's first response; a bpf_cubic detector firing on the
+	# very ACK that also starts loss recovery shows a loss-like ssthresh: a race, not a disagreement)
 	run jq -c 'select(.crosscheck_ok != true)
-		| select((.exit_reason == "ack_train" or .exit_reason == "delay") and .exit_cwnd_from == "cwnd_before" | not)
+		| select(.kind == "bpf" and (.exit_reason == "ack_train" or .exit_reason == "delay") and .exit_cwnd_from == "cwnd_before" | not)
 		| {scenario, algorithm, rep, exit_reason, exit_cwnd, exit_cwnd_from, bpf_cwnd}' "$EV/flows.jsonl"
 	echo "$output"
 	[ "$(echo -n "$output" | grep -c .)" -le 1 ]
