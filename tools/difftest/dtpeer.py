@@ -203,6 +203,12 @@ class Peer:
         # of 2 ticks keeps both in one quantum (with phase 0 the boundary falls
         # between them)
         self.timer_phase = 0
+        # check_sent: every step's TCP_INFO must count exactly the data
+        # segments read from the TUN so far, or the run slipped (a pacing
+        # release went out between our read and TCP_INFO: that step would
+        # count a segment it did not see)
+        self.check_sent = False
+        self.seen_segs = 0
         self.bulk_chunk = 1 << 16
         self.bulk_low = 1 << 18
         # lax(peer) -> True: from now on a step may start more than LATE_US
@@ -618,6 +624,7 @@ class Peer:
         for p in pkts:
             if p["len"] == 0 or p["flags"] & (SYN | RST):
                 continue
+            self.seen_segs += 1
             s = (p["seq"] - self.iss - 1) & 0xffffffff
             e = s + p["len"]
             cwr = bool(p["flags"] & CWR)
@@ -675,6 +682,10 @@ class Peer:
     def record(self, ev, tx, t_plan=None):
         d = self.tcpinfo()
         self.info = d
+        if self.check_sent and d["data_segs_out"] != self.seen_segs and self.slip is None:
+            self.slip = "step %d (%s): TCP_INFO counts %d data segments sent, the TUN had %d" % (
+                len(self.steps), ev, d["data_segs_out"], self.seen_segs)
+            raise Slip(self.slip)
         st = {"ev": ev, "tx": tx}
         for k in REC_FIELDS:
             st[k] = d[k]
