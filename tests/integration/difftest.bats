@@ -11,6 +11,9 @@ DIFFTEST="$REPO/tools/difftest/difftest"
 setup_file() {
 	ensure_fs
 	export DT_E=$(test_name)e DT_F=$(test_name)f
+	# our namespaces are bctdtb<pid>NNNNN: a concurrent run's (another
+	# checkout's suite on a shared machine) are not our leftovers
+	export DIFFTEST_NS="bctdtb$$"
 	"$CUBICCTL" load --name "$DT_E" >/dev/null
 	"$CUBICCTL" load --name "$DT_F" --datapath fast >/dev/null
 }
@@ -27,8 +30,8 @@ dt() {
 
 # nothing of a run is left: no namespace, no peer process
 assert_clean() {
-	! ip netns list | grep -q '^bctdt'
-	! pgrep -f 'tools/difftest/dtpeer.py' >/dev/null
+	! ip netns list | grep -q "^$DIFFTEST_NS"
+	! pgrep -f "$REPO/tools/difftest/dtpeer.py" >/dev/null
 }
 
 @test "difftest: hystart_train_unpaced" {
