@@ -217,6 +217,8 @@ def _(p):
     p.burst = 3  # 4500 segments/s: the window, not the link, limits
     bulk(p)
     p.drop(50)
+    # congestion avoidance after the recovery: a step need only be in its tick
+    p.lax = lambda p: p.rcv_nxt() > 51 * p.mss and in_ca(p)
     p.run(end=3000 * MS)
 
 
