@@ -419,6 +419,22 @@ void BPF_PROG(bc_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 	cwnd_event(sk, event);
 }
 
+/* What HyStart reads of this ACK; cwnd and ssthresh as the caller says they were. */
+static __always_inline void fill_ack(struct sock *sk, struct cubic_ack *a, __u32 cwnd,
+				     __u32 ssthresh)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+
+	a->now_us = (__u32)tp->tcp_mstamp;
+	a->snd_una = tp->snd_una;
+	a->snd_nxt = tp->snd_nxt;
+	a->cwnd = cwnd;
+	a->ssthresh = ssthresh;
+	a->pacing_rate = sk->sk_pacing_rate;
+	a->gso_max_size = sk->sk_gso_max_size;
+	a->paced = sk->sk_pacing_status != SK_PACING_NONE;
+}
+
 /* cubictcp_acked(): delay_min, and HyStart while in slow start */
 static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us)
 {
@@ -434,15 +450,7 @@ static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us)
 	if (!delay || !cubic_hystart_pending(s, tp->snd_cwnd, tp->snd_ssthresh))
 		return;
 
-	a.now_us = (__u32)tp->tcp_mstamp;
-	a.snd_una = tp->snd_una;
-	a.snd_nxt = tp->snd_nxt;
-	a.cwnd = tp->snd_cwnd;
-	a.ssthresh = tp->snd_ssthresh;
-	a.pacing_rate = sk->sk_pacing_rate;
-	a.gso_max_size = sk->sk_gso_max_size;
-	a.paced = sk->sk_pacing_status != SK_PACING_NONE;
-
+	fill_ack(sk, &a, tp->snd_cwnd, tp->snd_ssthresh);
 	__builtin_memset(&x, 0, sizeof(x));
 	fired = cubic_hystart_ack(s, get_tunables(), &a, delay, &x.v);
 	if (!fired)
@@ -602,14 +610,7 @@ static __noinline void rtt_sample_before_reduction(struct sock *sk, __s32 rtt_us
 	if (!delay || !(s->flags & CUBIC_SF_PRE_SS))
 		return;
 
-	a.now_us = (__u32)tp->tcp_mstamp;
-	a.snd_una = tp->snd_una;
-	a.snd_nxt = tp->snd_nxt;
-	a.cwnd = tp->prior_cwnd;
-	a.ssthresh = TCP_CORE_INFINITE_SSTHRESH;
-	a.pacing_rate = sk->sk_pacing_rate;
-	a.gso_max_size = sk->sk_gso_max_size;
-	a.paced = sk->sk_pacing_status != SK_PACING_NONE;
+	fill_ack(sk, &a, tp->prior_cwnd, TCP_CORE_INFINITE_SSTHRESH);
 	__builtin_memset(&v, 0, sizeof(v));
 	s->hspp_phase = s->pre_hspp_phase;
 	fired = cubic_hystart_ack(s, get_tunables(), &a, delay, &v);

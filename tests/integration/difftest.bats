@@ -23,9 +23,20 @@ teardown_file() {
 	force_unload "$DT_F"
 }
 
-# dt SCENARIO: cubic = exact = fast, or the first differing step is shown
+# dt SCENARIO: cubic = exact = fast, or the first differing step is shown. A
+# scenario whose every try slipped off the timing grid (a VM scheduling stall
+# of 0.4-3 ms; status 3 with "the grid slipped", no DIFF) proves nothing either
+# way: it is skipped, named, and counted by the last test of this file, which
+# fails if more than a quarter of the scenarios ended so.
 dt() {
-	PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca "cubic,exact=$DT_E,fast=$DT_F" "$1"
+	run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca "cubic,exact=$DT_E,fast=$DT_F" "$1"
+	echo "$output"
+	if [ "$status" -eq 3 ] && [[ "$output" == *"the grid slipped"* ]] &&
+		[[ "$output" != *"DIFF "* && "$output" != *"no result"* && "$output" != *"timed out"* ]]; then
+		echo "$1" >>"$BATS_FILE_TMPDIR/inconclusive"
+		skip "$1: every try slipped off the timing grid (inconclusive, counted)"
+	fi
+	[ "$status" -eq 0 ]
 }
 
 # nothing of a run is left: no namespace, no peer process
@@ -266,4 +277,13 @@ assert_clean() {
 	[ "$status" -eq 2 ]
 	[ "$("$DIFFTEST" --list | wc -l)" -ge 30 ]
 	[ "$("$DIFFTEST" --list | awk '{print $1}' | sort | uniq -d | wc -l)" -eq 0 ]
+}
+
+@test "difftest: at most a quarter of the scenarios were inconclusive (timing slips)" {
+	total=$("$DIFFTEST" --list | wc -l)
+	n=0
+	[ -f "$BATS_FILE_TMPDIR/inconclusive" ] && n=$(wc -l <"$BATS_FILE_TMPDIR/inconclusive")
+	echo "$n of $total scenarios inconclusive:"
+	[ "$n" -eq 0 ] || cat "$BATS_FILE_TMPDIR/inconclusive"
+	[ $(( n * 4 )) -le "$total" ]
 }
