@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 pass=0
 fail=0
 skip=0
+failed=()	# what failed, named again at the end (a CI log keeps only its tail)
 
 run_unit() {
 	local b out rc line
@@ -28,6 +29,9 @@ run_unit() {
 		if [ $rc -ne 0 ] && [ -z "$line" ]; then
 			fail=$((fail + 1))
 		fi
+		if [ $rc -ne 0 ]; then
+			failed+=("$(basename "$b")")
+		fi
 	done
 }
 
@@ -43,11 +47,12 @@ run_docs() {
 		echo "docs: README.md tunables table differs from 'cubicctl help --markdown':" >&2
 		diff <(echo "$want") <(echo "$got") >&2
 		fail=$((fail + 1))
+		failed+=("docs: README.md tunables table")
 	fi
 }
 
 run_integration() {
-	local suites=() s out
+	local suites=() s out line
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "integration: these tests need root (network namespaces, BPF): run 'sudo make test'" >&2
 		fail=$((fail + 1))
@@ -66,9 +71,13 @@ run_integration() {
 		pass=$((pass + $(grep -cE '^ok [0-9]+ ' "$out" | tr -d ' ') - $(grep -cE '^ok [0-9]+ .*# skip' "$out")))
 		skip=$((skip + $(grep -cE '^ok [0-9]+ .*# skip' "$out")))
 		fail=$((fail + $(grep -cE '^not ok [0-9]+ ' "$out")))
+		while IFS= read -r line; do
+			failed+=("$(basename "$s"): ${line#not ok }")
+		done < <(grep -E '^not ok [0-9]+ ' "$out")
 		# a suite that died before its plan was met counts as a failure
 		if ! grep -qE '^1\.\.[0-9]+' "$out"; then
 			fail=$((fail + 1))
+			failed+=("$(basename "$s"): died before its plan")
 		fi
 		rm -f "$out"
 	done
@@ -81,5 +90,8 @@ all) run_unit; run_docs; run_integration ;;
 *) echo "usage: tests/run.sh [unit|integration|all]" >&2; exit 2 ;;
 esac
 
+for f in "${failed[@]}"; do
+	echo "FAILED: $f"
+done
 echo "total: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

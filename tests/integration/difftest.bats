@@ -41,7 +41,7 @@ dt() {
 
 # nothing of a run is left: no namespace, no peer process
 assert_clean() {
-	! ip netns list | grep -q "^$DIFFTEST_NS"
+	! ip netns list | grep -q "^$DIFFTEST_NS" || false
 	! pgrep -f "$REPO/tools/difftest/dtpeer.py" >/dev/null
 }
 
@@ -266,8 +266,8 @@ assert_clean() {
 	run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca cubic,exact,fast ss_loss_sack
 	echo "$output"
 	# the instances it loaded (bct<pid><nn>e/f) are gone
-	! tr ' ' '\n' <"$AVAILABLE" | grep -E '^bct[0-9]{7}[ef]$' | grep -v -e "$DT_E" -e "$DT_F"
-	! ls /sys/fs/bpf/cubicctl | grep -E '^bct[0-9]{7}[ef]$' | grep -v -e "$DT_E" -e "$DT_F"
+	! tr ' ' '\n' <"$AVAILABLE" | grep -E '^bct[0-9]{7}[ef]$' | grep -v -e "$DT_E" -e "$DT_F" || false
+	! ls /sys/fs/bpf/cubicctl | grep -E '^bct[0-9]{7}[ef]$' | grep -v -e "$DT_E" -e "$DT_F" || false
 	assert_clean
 	[ ! -d "$REPO/tools/difftest/__pycache__" ]
 }

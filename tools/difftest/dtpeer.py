@@ -144,6 +144,22 @@ class Slip(Exception):
     pass
 
 
+def ack_delta_us():
+    """HyStart's ACK-spacing limit (hystart_ack_delta_us), as the kernel's
+    cubic has it: an ACK further than this from the previous one breaks the
+    round's ACK train."""
+    try:
+        with open("/sys/module/tcp_cubic/parameters/hystart_ack_delta_us") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 2000
+
+
+# a planned ACK this close to HyStart's ACK-spacing limit makes the train
+# decision a matter of microseconds of processing time: a scenario error
+TRAIN_MARGIN_US = 250
+
+
 class Peer:
     """One scripted conversation. Scenarios set the attributes below, then
     call connect(), write() / at() and run()."""
@@ -187,6 +203,9 @@ class Peer:
         self.link_used = 0
         self.unacked_segs = 0
         self.delack_at = None
+        self.t_act = None        # grid time of the action running now
+        self.last_ack_t = None   # grid time of the last ACK sent
+        self.ack_delta = ack_delta_us()
         self.pending_tx = []
         self.last_tsval = 0
         self.highest = 0         # highest byte sent + 1
@@ -539,7 +558,28 @@ class Peer:
         self.recent = rec
         return dup
 
+    def check_train_gap(self):
+        """While HyStart watches ACK trains (slow start, cwnd at least
+        hystart_low_window 16), no two ACKs may be planned within
+        TRAIN_MARGIN_US of the ACK-spacing limit: whether the train goes on
+        would be decided by the microseconds of processing time, and differ
+        from run to run (hystart_train_delayed_acks once planned ACK gaps of
+        exactly 2.0 ms and failed that way)."""
+        t, prev, i = self.t_act, self.last_ack_t, self.info
+        self.last_ack_t = t
+        if t is None or prev is None or not i:
+            return
+        if i["ca_state"] != 0 or i["cwnd"] >= i["ssthresh"] or i["cwnd"] < 16:
+            return
+        if abs((t - prev) - self.ack_delta) < TRAIN_MARGIN_US:
+            raise RuntimeError(
+                "scenario error: ACKs planned %d us apart in slow start (cwnd %d), "
+                "within %d us of HyStart's ACK-spacing limit of %d us: the ACK-train "
+                "decision would be decided by processing time" % (
+                    t - prev, i["cwnd"], TRAIN_MARGIN_US, self.ack_delta))
+
     def ack_now(self, dsack=None, label=""):
+        self.check_train_gap()
         nxt = self.rcv_nxt()
         blocks = []
         if dsack and self.dsack and self.sack:
@@ -717,6 +757,7 @@ class Peer:
         """Do one planned action at grid time t, then record a step."""
         start = now_us()
         late = start - t
+        self.t_act = t
         self.late_max = max(self.late_max, late)
         lax = bool(self.lax_at) and self.lax_at[-1]
         if self.slip is None:

@@ -83,9 +83,14 @@ def _(p):
 
 
 @scenario("hystart_train_delayed_acks",
-          "HyStart ACK train with delayed ACKs (one ACK per 2 segments, 40 ms timer)")
+          "HyStart ACK train with delayed ACKs (one ACK per 2 segments, 40 ms timer): "
+          "2 segments per slot, so one ACK per slot, 0.5 ms apart (1.5 ms per tick)")
 def _(p):
+    # one segment per slot would put the ACKs at 0.5, 1.5, 2.5 ms of every
+    # tick: the 2.0 ms gap across ticks is hystart_ack_delta_us itself, and
+    # whether the train survives it was decided by processing time
     p.ack_every = 2
+    p.burst = 2
     bulk(p)
     p.run(until=acked(400))
 
@@ -249,7 +254,9 @@ def _(p):
           "spurious fast retransmit, DSACK undo restores cwnd and ssthresh")
 def _(p):
     bulk(p)
-    p.delay(60, 20 * MS)
+    # 58, not 60: 60's slot was the last of a tick, and the hole it left
+    # made a 2.0 ms ACK gap, HyStart's ACK-spacing limit (check_train_gap)
+    p.delay(58, 20 * MS)
     p.run(until=acked(400))
 
 
