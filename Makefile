@@ -12,6 +12,8 @@
 # Generated files go to build/ (git-ignored). Quiet unless V=1.
 
 OUT	:= build
+# the release (cubicctl --version); the git description is added at build time
+VERSION	:= 0.5.0
 CLANG	?= clang
 BPFTOOL	?= bpftool
 CC	:= gcc
@@ -41,9 +43,9 @@ DEPS_EVAL  := $(OUT)/.deps-eval
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(wildcard tests/unit/test_*.c))
 # Pure user-space sources the unit tests link against (no libbpf).
-UNIT_LIBSRC := src/tunables.c src/json.c src/vocab.c src/objpatch.c
+UNIT_LIBSRC := src/tunables.c src/json.c src/vocab.c src/objpatch.c src/prom.c
 
-.PHONY: all deps load unload test test-unit test-integration eval eval-quick bench vmlinux clean
+.PHONY: FORCE all deps load unload test test-unit test-integration eval eval-quick bench vmlinux clean
 
 all: cubicctl emu $(OUT)/floor.bpf.o $(OUT)/vocab.json
 
@@ -91,6 +93,17 @@ $(SKEL): $(OUT)/bpf_cubic.bpf.o
 $(OUT)/%.o: src/%.c $(HDRS) $(SKEL) | $(DEPS_BUILD)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# cubicctl --version: the release and the git description of the tree built
+# (rewritten only when it changes, so a rebuild is not forced every time)
+$(OUT)/version.h: FORCE | $(OUT)
+	$(Q)printf '#define CUBICCTL_VERSION "%s"\n#define CUBICCTL_GIT "%s"\n' \
+		'$(VERSION)' "$$(git describe --always --dirty --tags 2>/dev/null || echo 'no git')" \
+		> $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(OUT)/main.o $(OUT)/cmd_status.o: $(OUT)/version.h
+
+FORCE:
 
 cubicctl: $(CTL_OBJS)
 	$(call msg,LINK,$@)

@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cubicctl status [--name NAME] [--json] */
+/* cubicctl status [--name NAME] [--json | --prometheus] */
+#include <stdlib.h>
 #include <string.h>
 #include "cubicctl.h"
+#include "prom.h"
 #include "tunables.h"
+#include "version.h"
 
 #define MAX_INSTANCES 64
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: cubicctl status [--name NAME] [--json]\n"
+		"usage: cubicctl status [--name NAME] [--json | --prometheus]\n"
 		"Lists loaded instances: whether the kernel has them registered, an estimate of\n"
 		"the sockets using each, counters and the tunables in force. Exits %d if none\n"
-		"(or not NAME) is loaded.\n",
-		EXIT_NOT_LOADED);
+		"(or not NAME) is loaded.\n"
+		"  --prometheus  the same in the Prometheus text format, for node_exporter's\n"
+		"                textfile collector: families bpf_cubic_*, labelled name=\"NAME\";\n"
+		"                bpf_cubic_up is 0 for an instance that is not registered (or\n"
+		"                NAME, not loaded: printed too, with exit %d)\n",
+		EXIT_NOT_LOADED, EXIT_NOT_LOADED);
 }
 
 /* Sockets using the instance: flows initialised minus flows released. */
@@ -86,6 +93,7 @@ static void print_text(const struct instance *in, enum instance_state st,
 		return;
 	}
 	printf("  datapath  %s\n", datapath_str(instance_datapath(in)));
+	printf("  abi       %u\n", in->abi_version);
 	printf("  sockets   %llu (estimate: flows initialised minus released)\n",
 	       (unsigned long long)sockets_estimate(c));
 	printf("  flows     %llu initialised, %llu released\n",
@@ -135,9 +143,11 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 int cmd_status(int argc, char **argv)
 {
 	char names[MAX_INSTANCES][CUBIC_NAME_MAX];
+	static struct prom_instance prom[MAX_INSTANCES];
 	const char *name = NULL;
 	struct json *j = NULL;
-	int n, rc, shown = 0;
+	bool prometheus = false;
+	int n, rc, shown = 0, np = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (is_help(argv[i])) {
@@ -149,7 +159,15 @@ int cmd_status(int argc, char **argv)
 				return EXIT_USAGE;
 			continue;
 		}
+		if (!strcmp(argv[i], "--prometheus")) {
+			prometheus = true;
+			continue;
+		}
 		errmsg("unknown argument '%s'", argv[i]);
+		return EXIT_USAGE;
+	}
+	if (prometheus && g_opts.json) {
+		errmsg("--prometheus and --json are two output formats: choose one");
 		return EXIT_USAGE;
 	}
 	rc = require_env(name);
@@ -178,7 +196,16 @@ int cmd_status(int argc, char **argv)
 		st = instance_state(&in);
 		instance_read_counters(&in, &c);
 		instance_read_tunables(&in, &t);
-		if (j)
+		if (prometheus) {
+			struct prom_instance *p = &prom[np++];
+
+			p->name = strdup(in.name);
+			p->up = st == INST_REGISTERED && instance_abi_ok(&in);
+			p->datapath = datapath_str(instance_datapath(&in));
+			p->abi_version = in.abi_version;
+			p->counters = c;
+			p->tunables = t;
+		} else if (j)
 			print_json(j, &in, st, &c, &t);
 		else
 			print_text(&in, st, &c, &t);
@@ -189,6 +216,14 @@ int cmd_status(int argc, char **argv)
 		json_arr_close(j);
 		json_obj_close(j);
 		json_end(j);
+	}
+	if (prometheus) {
+		/* NAME not loaded is a sample too: bpf_cubic_up 0 */
+		if (name && !shown)
+			prom[np++] = (struct prom_instance){ .name = strdup(name) };
+		prom_write(stdout, prom, np, CUBICCTL_VERSION, CUBICCTL_GIT);
+		for (int i = 0; i < np; i++)
+			free((char *)prom[i].name);
 	}
 	if (!shown) {
 		if (name)

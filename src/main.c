@@ -3,6 +3,7 @@
 #include <string.h>
 #include "cubicctl.h"
 #include "tunables.h"
+#include "version.h"
 
 struct command {
 	const char *name;
@@ -14,7 +15,8 @@ static const struct command commands[] = {
 	{ "load", cmd_load,
 	  "load [--name NAME] [--preset P] [--datapath exact|fast] [KEY=VALUE...]  register an instance" },
 	{ "unload", cmd_unload, "unload [--name NAME] [--force]  unregister it, remove its pins" },
-	{ "status", cmd_status, "status [--name NAME]  instances, sockets, counters, tunables" },
+	{ "status", cmd_status,
+	  "status [--name NAME] [--prometheus]  instances, sockets, counters, tunables" },
 	{ "set", cmd_set, "set [--name NAME] KEY=VALUE... | preset=P  change tunables live" },
 	{ "get", cmd_get, "get [--name NAME] [KEY...]  the tunables in force" },
 	{ "trace", cmd_trace,
@@ -34,6 +36,24 @@ static void help_markdown(void)
 	}
 }
 
+/* cubicctl --version: "cubicctl 0.5.0 (f86712c-dirty), ABI 2" */
+static int print_version(void)
+{
+	if (g_opts.json) {
+		struct json *j = json_stdout();
+
+		json_obj_open(j, NULL);
+		json_str(j, "version", CUBICCTL_VERSION);
+		json_str(j, "git", CUBICCTL_GIT);
+		json_u64(j, "abi_version", CUBIC_ABI_VERSION);
+		json_obj_close(j);
+		json_end(j);
+	} else {
+		printf("cubicctl %s (%s), ABI %d\n", CUBICCTL_VERSION, CUBICCTL_GIT, CUBIC_ABI_VERSION);
+	}
+	return EXIT_OK;
+}
+
 int cmd_help(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--markdown")) {
@@ -45,7 +65,8 @@ int cmd_help(int argc, char **argv)
 		vocab_json(json_stdout());
 		return EXIT_OK;
 	}
-	printf("usage: cubicctl [-j|--json] [-v|--verbose] COMMAND [ARGS]\n\n"
+	printf("usage: cubicctl [-j|--json] [-v|--verbose] COMMAND [ARGS]\n"
+	       "       cubicctl --version\n\n"
 	       "bpf_cubic is CUBIC with HyStart as a BPF struct_ops congestion control.\n"
 	       "Programs select it with setsockopt(TCP_CONGESTION, NAME) or iperf3 -C NAME.\n\n"
 	       "commands:\n");
@@ -78,6 +99,8 @@ int main(int argc, char **argv)
 			g_opts.verbose = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			return cmd_help(0, NULL);
+		} else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+			return print_version();
 		} else {
 			errmsg("unknown option '%s' (see 'cubicctl help')", argv[i]);
 			return EXIT_USAGE;

@@ -36,7 +36,7 @@ const char *const counter_keys[CUBIC_CNT_MAX] = {
 #undef CUBIC_X_EXIT_KEY
 };
 
-static const char *const counter_help[CUBIC_CNT_MAX] = {
+const char *const counter_help[CUBIC_CNT_MAX] = {
 #define CUBIC_X_HELP(ID, key, help) [CUBIC_CNT_##ID] = help,
 #define CUBIC_X_EXIT_HELP(ID, n, b, sum, k, l, e, a, help)                                         \
 	[CUBIC_CNT_EXIT_##ID] = help,                                                              \

@@ -51,6 +51,8 @@ extern const struct exit_reason exit_reasons[EXIT_REASON_COUNT];
 
 /* Status's JSON key of each counter, in map order. */
 extern const char *const counter_keys[CUBIC_CNT_MAX];
+/* What each counter counts, one phrase. */
+extern const char *const counter_help[CUBIC_CNT_MAX];
 
 /* The reasons in flags as trace shows them: "ack_train+delay" ("" if none). */
 const char *reason_str(__u32 flags, char *buf, size_t len);

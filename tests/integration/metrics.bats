@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# cubicctl status --prometheus: what node_exporter's textfile collector reads,
+# parsed by prometheus_client's own parser and compared with status -j; and
+# cubicctl --version.
+
+load lib
+
+PROMCHECK="/usr/bin/python3 $BATS_TEST_DIRNAME/promcheck.py"
+
+setup_file() {
+	path_suite pm 50mbit 40ms 1bdp
+}
+
+teardown_file() {
+	path_stop "$P"
+}
+
+setup() {
+	NAME=$(test_name)
+	NAME2=$(test_name)y
+}
+
+teardown() {
+	instance_teardown "$NAME" "$NAME2"
+}
+
+# promcheck NAME...: the Prometheus text parses and says what status -j says
+promcheck() {
+	"$CUBICCTL" -j status >"$BATS_TEST_TMPDIR/status.json" || true
+	"$CUBICCTL" status --prometheus >"$BATS_TEST_TMPDIR/prom.txt" || true
+	$PROMCHECK "$BATS_TEST_TMPDIR/status.json" "$@" <"$BATS_TEST_TMPDIR/prom.txt"
+}
+
+@test "status --prometheus parses and carries a flow's counts, exits and tunables" {
+	"$CUBICCTL" load --name "$NAME"
+	"$CUBICCTL" load --name "$NAME2" --datapath fast --preset hystart++
+	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/a.json"
+	bulk "$P" "$NAME2" 2 "$BATS_TEST_TMPDIR/b.json"
+	run promcheck "$NAME" "$NAME2"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the flows were counted, and an exit with its cwnd
+	grep -qE "^bpf_cubic_flows_init_total\{name=\"$NAME\"\} [1-9]" "$BATS_TEST_TMPDIR/prom.txt"
+	[ "$(awk -v n="$NAME" '$0 ~ "^bpf_cubic_exits_total\\{name=\"" n "\"" {s += $2} END {print s + 0}' \
+		"$BATS_TEST_TMPDIR/prom.txt")" -ge 1 ]
+	grep -q "^bpf_cubic_info{name=\"$NAME2\",datapath=\"fast\",abi=\"[0-9]*\"} 1$" "$BATS_TEST_TMPDIR/prom.txt"
+	grep -q "^bpf_cubic_tunable{name=\"$NAME2\",key=\"hystart\"} 2$" "$BATS_TEST_TMPDIR/prom.txt"
+	# a live change shows at the next scrape
+	"$CUBICCTL" set --name "$NAME" beta=800 >/dev/null
+	run promcheck "$NAME"
+	[ "$status" -eq 0 ]
+	grep -q "^bpf_cubic_tunable{name=\"$NAME\",key=\"beta\"} 800$" "$BATS_TEST_TMPDIR/prom.txt"
+}
+
+@test "status --prometheus --name: one instance; not loaded is bpf_cubic_up 0 and exit 3" {
+	"$CUBICCTL" load --name "$NAME"
+	run "$CUBICCTL" status --prometheus --name "$NAME"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"bpf_cubic_up{name=\"$NAME\"} 1"* ]]
+	[[ "$output" != *'name="bpf_cubic"'* ]]
+	"$CUBICCTL" -j status >"$BATS_TEST_TMPDIR/status.json"
+	$PROMCHECK "$BATS_TEST_TMPDIR/status.json" "$NAME" <<<"$output"
+	rc=0
+	"$CUBICCTL" status --prometheus --name "$NAME2" >"$BATS_TEST_TMPDIR/prom.txt" \
+		2>"$BATS_TEST_TMPDIR/err" || rc=$?
+	[ "$rc" -eq 3 ]
+	grep -q "^bpf_cubic_up{name=\"$NAME2\"} 0$" "$BATS_TEST_TMPDIR/prom.txt"
+	grep -q "$NAME2 is not loaded" "$BATS_TEST_TMPDIR/err"
+	$PROMCHECK "$BATS_TEST_TMPDIR/status.json" "$NAME2" <"$BATS_TEST_TMPDIR/prom.txt"
+}
+
+@test "status --prometheus with --json is a usage error" {
+	run "$CUBICCTL" -j status --prometheus
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"choose one"* ]]
+}
+
+@test "--version names the release, the git description and the ABI; status shows the ABI" {
+	run "$CUBICCTL" --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^cubicctl\ [0-9]+\.[0-9]+\.[0-9]+\ \(.+\),\ ABI\ [0-9]+$ ]]
+	abi=$(grep -oE 'ABI [0-9]+' <<<"$output" | cut -d' ' -f2)
+	[ "$("$CUBICCTL" -j --version | jq .abi_version)" -eq "$abi" ]
+	"$CUBICCTL" load --name "$NAME"
+	run "$CUBICCTL" status --name "$NAME"
+	[[ "$output" == *"  abi       $abi"* ]]
+	[ "$("$CUBICCTL" -j status --name "$NAME" | jq '.instances[0].abi_version')" -eq "$abi" ]
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Parses `cubicctl status --prometheus` (stdin) with prometheus_client's own
+text parser and checks it against `cubicctl -j status` and `-j get` output
+given as files: promcheck.py STATUS.json NAME [NAME...]. Exits 1 with the
+first difference. Run with Debian's python3 (python3-prometheus-client)."""
+import json
+import sys
+
+from prometheus_client.parser import text_string_to_metric_families
+
+
+def fail(msg):
+    print("promcheck: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    status = json.load(open(sys.argv[1]))
+    names = sys.argv[2:]
+    text = sys.stdin.read()
+    fams = {}
+    for f in text_string_to_metric_families(text):
+        if f.name in fams:
+            fail("family %s appears twice (the format wants each once)" % f.name)
+        fams[f.name] = f
+    for need in ("bpf_cubic_up", "bpf_cubic_info", "bpf_cubic_sockets", "bpf_cubic_exits",
+                 "bpf_cubic_exit_cwnd_packets", "bpf_cubic_tunable",
+                 "bpf_cubic_flows_init", "bpf_cubic_records_dropped"):
+        if need not in fams:
+            fail("no family " + need)
+    insts = {i["name"]: i for i in status["instances"]}
+
+    def samples(fam, name, **labels):
+        return [s for s in fams[fam].samples
+                if s.labels.get("name") == name
+                and all(s.labels.get(k) == v for k, v in labels.items())]
+
+    def one(fam, name, **labels):
+        s = samples(fam, name, **labels)
+        if len(s) != 1:
+            fail("%s{name=%s,%s}: %d samples, want 1" % (fam, name, labels, len(s)))
+        return s[0].value
+
+    for n in names:
+        inst = insts.get(n)
+        up = one("bpf_cubic_up", n)
+        if inst is None or inst["state"] != "registered":
+            if up != 0:
+                fail("%s is not registered but bpf_cubic_up is %g" % (n, up))
+            if samples("bpf_cubic_tunable", n):
+                fail("%s is not up but has tunable samples" % n)
+            continue
+        if up != 1:
+            fail("%s is registered but bpf_cubic_up is %g" % (n, up))
+        c = inst["counters"]
+        if one("bpf_cubic_info", n, datapath=inst["datapath"]) != 1:
+            fail("%s: info" % n)
+        if one("bpf_cubic_sockets", n) != inst["sockets"]:
+            fail("%s: sockets %g, status says %d" % (n, one("bpf_cubic_sockets", n),
+                                                     inst["sockets"]))
+        for fam, key in (("bpf_cubic_flows_init", "flows_init"),
+                         ("bpf_cubic_flows_released", "flows_released"),
+                         ("bpf_cubic_records", "records"),
+                         ("bpf_cubic_records_dropped", "records_dropped"),
+                         ("bpf_cubic_repaired", "repaired")):
+            if one(fam, n) != c[key]:
+                fail("%s: %s %g, status says %d" % (n, fam, one(fam, n), c[key]))
+        for r in ("ack_train", "delay", "loss", "css_enter", "css_resume", "css_exit"):
+            key = "exit_" + r if r in ("ack_train", "delay", "loss") else r
+            if one("bpf_cubic_exits", n, reason=r) != c[key]:
+                fail("%s: exits{reason=%s} %g, status says %d" % (
+                    n, r, one("bpf_cubic_exits", n, reason=r), c[key]))
+            if key + "_cwnd_sum" in c and \
+                    one("bpf_cubic_exit_cwnd_packets", n, reason=r) != c[key + "_cwnd_sum"]:
+                fail("%s: exit_cwnd_packets{reason=%s}" % (n, r))
+        for k, v in inst["tunables"].items():
+            if one("bpf_cubic_tunable", n, key=k) != v:
+                fail("%s: tunable %s %g, status says %d" % (
+                    n, k, one("bpf_cubic_tunable", n, key=k), v))
+        if len(samples("bpf_cubic_tunable", n)) != len(inst["tunables"]):
+            fail("%s: %d tunable samples, %d tunables" % (
+                n, len(samples("bpf_cubic_tunable", n)), len(inst["tunables"])))
+    print("promcheck: %d families, %s as status says" % (len(fams), ", ".join(names)))
+
+
+main()
