@@ -1,19 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the build, tests and evaluation need, if missing.
-# Usage: tools/deps.sh [build|test|eval]   (each level includes the ones before)
+# Usage: tools/deps.sh [build|test|eval|kernels]
+#   test includes build, eval includes test; kernels (make test-kernels: qemu,
+#   busybox and cpio to boot Debian's kernels in a VM) includes test.
 set -euo pipefail
 
 build_pkgs="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libnetfilter-queue-dev pkg-config make gcc libc6-dev"
-test_pkgs="iperf3 ethtool iproute2 bats nftables iptables iputils-ping jq procps util-linux python3 python3-matplotlib python3-prometheus-client"
+test_pkgs="iperf3 ethtool iproute2 bats nftables iptables iputils-ping jq procps util-linux python3 python3-matplotlib python3-prometheus-client curl"
 eval_pkgs=""
+kernels_pkgs="qemu-system-x86 busybox-static cpio xz-utils"
 
 want=$build_pkgs
 case "${1:-build}" in
 build) ;;
 test) want="$want $test_pkgs" ;;
 eval) want="$want $test_pkgs $eval_pkgs" ;;
-*) echo "deps.sh: unknown level '$1' (build, test or eval)" >&2; exit 2 ;;
+kernels) want="$want $test_pkgs $kernels_pkgs" ;;
+*) echo "deps.sh: unknown level '$1' (build, test, eval or kernels)" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -17,11 +17,13 @@ teardown_file() {
 }
 
 setup() {
+	NE_PID=
 	NAME=$(test_name)
 	NAME2=$(test_name)y
 }
 
 teardown() {
+	[ -n "${NE_PID:-}" ] && kill "$NE_PID" 2>/dev/null
 	instance_teardown "$NAME" "$NAME2"
 }
 
@@ -86,4 +88,40 @@ promcheck() {
 	run "$CUBICCTL" status --name "$NAME"
 	[[ "$output" == *"  abi       $abi"* ]]
 	[ "$("$CUBICCTL" -j status --name "$NAME" | jq '.instances[0].abi_version')" -eq "$abi" ]
+}
+
+# Debian's node_exporter, unpacked into build/ (not installed: installing it
+# would start a daemon on the machine)
+node_exporter() {
+	local d="$REPO/build/node-exporter" deb
+	if [ ! -x "$d/usr/bin/prometheus-node-exporter" ]; then
+		mkdir -p "$d/dl"
+		(cd "$d/dl" && apt-get download prometheus-node-exporter >/dev/null 2>&1) ||
+			{ echo "apt-get download prometheus-node-exporter failed" >&2; return 1; }
+		deb=$(ls "$d"/dl/prometheus-node-exporter_*.deb | head -n 1)
+		dpkg-deb -x "$deb" "$d" && rm -rf "$d/dl"
+	fi
+	echo "$d/usr/bin/prometheus-node-exporter"
+}
+
+@test "node_exporter's textfile collector serves the file as written the documented way" {
+	ne=$(node_exporter)
+	"$CUBICCTL" load --name "$NAME"
+	dir="$BATS_TEST_TMPDIR/textfile"
+	mkdir -p "$dir"
+	# README "Monitoring": write beside, then rename
+	"$CUBICCTL" status --prometheus >"$dir/cubicctl.prom.$$"; mv "$dir/cubicctl.prom.$$" "$dir/cubicctl.prom"
+	port=$(( 20000 + RANDOM % 20000 ))
+	"$ne" --collector.disable-defaults --collector.textfile --collector.textfile.directory="$dir" \
+		--web.listen-address="127.0.0.1:$port" >"$BATS_TEST_TMPDIR/ne.log" 2>&1 &
+	NE_PID=$!
+	for _ in $(seq 50); do
+		curl -sf "127.0.0.1:$port/metrics" >"$BATS_TEST_TMPDIR/metrics" 2>/dev/null && break
+		sleep 0.1
+	done
+	kill "$NE_PID"; wait "$NE_PID" 2>/dev/null || true
+	NE_PID=
+	grep -q "^bpf_cubic_up{name=\"$NAME\"} 1$" "$BATS_TEST_TMPDIR/metrics"
+	grep -q "^node_textfile_scrape_error 0$" "$BATS_TEST_TMPDIR/metrics"
+	grep -q "^bpf_cubic_tunable{key=\"beta\",name=\"$NAME\"} 717$" "$BATS_TEST_TMPDIR/metrics"
 }
