@@ -44,6 +44,7 @@ DEPS_EVAL  := $(OUT)/.deps-eval
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(wildcard tests/unit/test_*.c))
 # Pure user-space sources the unit tests link against (no libbpf).
 UNIT_LIBSRC := src/tunables.c src/json.c src/vocab.c src/objpatch.c src/prom.c
+UNIT_LIBSRC += src/loadconf.c
 
 .PHONY: FORCE all deps load unload test test-unit test-integration eval eval-quick bench vmlinux clean
 
@@ -148,3 +149,29 @@ vmlinux:
 
 clean:
 	$(Q)rm -rf $(OUT) cubicctl
+
+# ---- install (README.md "Install"; tools/install.sh records what it put, so
+# uninstall with the same PREFIX and DESTDIR removes exactly that)
+#   sudo make install [PREFIX=/usr/local] [SYSCONFDIR=/etc] [DESTDIR=]
+#   sudo make uninstall
+#   make man        doc/cubicctl.8's generated parts from ./cubicctl
+PREFIX		?= /usr/local
+SYSCONFDIR	?= /etc
+SBINDIR		?= $(PREFIX)/sbin
+MANDIR		?= $(PREFIX)/share/man
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR	?= $(PREFIX)/lib/systemd/system
+INSTALL_ENV	= DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' SYSCONFDIR='$(SYSCONFDIR)' \
+		  SBINDIR='$(SBINDIR)' MANDIR='$(MANDIR)' BASHCOMPDIR='$(BASHCOMPDIR)' \
+		  SYSTEMDUNITDIR='$(SYSTEMDUNITDIR)'
+
+.PHONY: install uninstall man
+
+install: cubicctl
+	$(Q)$(INSTALL_ENV) tools/install.sh install
+
+uninstall:
+	$(Q)$(INSTALL_ENV) tools/install.sh uninstall
+
+man: cubicctl
+	$(Q)tools/doc/manpage.py update doc/cubicctl.8

@@ -37,7 +37,7 @@ run_unit() {
 
 # The README's tunables table is the one cubicctl prints from the tunables table.
 run_docs() {
-	local want got
+	local want got out=
 	want=$(./cubicctl help --markdown)
 	got=$(sed -n '/<!-- tunables:begin -->/,/<!-- tunables:end -->/p' README.md | sed '1d;$d')
 	if [ "$want" = "$got" ]; then
@@ -48,6 +48,17 @@ run_docs() {
 		diff <(echo "$want") <(echo "$got") >&2
 		fail=$((fail + 1))
 		failed+=("docs: README.md tunables table")
+	fi
+	# doc/cubicctl.8: its generated parts, every command and option, and no
+	# groff warning
+	if tools/doc/manpage.py check doc/cubicctl.8 &&
+		out=$(groff -man -ww -z doc/cubicctl.8 2>&1) && [ -z "$out" ]; then
+		echo "docs: doc/cubicctl.8 matches cubicctl and renders without warnings"
+		pass=$((pass + 1))
+	else
+		echo "docs: doc/cubicctl.8 differs from cubicctl or groff warns: ${out:-}" >&2
+		fail=$((fail + 1))
+		failed+=("docs: doc/cubicctl.8")
 	fi
 }
 

@@ -7,7 +7,7 @@
 set -euo pipefail
 
 build_pkgs="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libnetfilter-queue-dev pkg-config make gcc libc6-dev"
-test_pkgs="iperf3 ethtool iproute2 bats nftables iptables iputils-ping jq procps util-linux python3 python3-matplotlib python3-prometheus-client curl"
+test_pkgs="iperf3 ethtool iproute2 bats nftables iptables iputils-ping jq procps util-linux python3 python3-matplotlib python3-prometheus-client curl groff-base man-db"
 eval_pkgs=""
 kernels_pkgs="qemu-system-x86 busybox-static cpio xz-utils"
 
