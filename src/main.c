@@ -13,7 +13,8 @@ struct command {
 
 static const struct command commands[] = {
 	{ "load", cmd_load,
-	  "load [--name NAME] [--preset P] [--datapath exact|fast] [KEY=VALUE...]  register an instance" },
+	  "load [--name NAME] [--preset P] [--datapath exact|fast] [--config FILE] [KEY=VALUE...]  "
+	  "register an instance" },
 	{ "unload", cmd_unload, "unload [--name NAME] [--force]  unregister it, remove its pins" },
 	{ "status", cmd_status,
 	  "status [--name NAME] [--prometheus]  instances, sockets, counters, tunables" },
