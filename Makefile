@@ -161,9 +161,11 @@ SBINDIR		?= $(PREFIX)/sbin
 MANDIR		?= $(PREFIX)/share/man
 BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
 SYSTEMDUNITDIR	?= $(PREFIX)/lib/systemd/system
+# cubicctl-metrics.service writes cubicctl.prom here (Debian's node_exporter)
+TEXTFILEDIR	?= /var/lib/prometheus/node-exporter
 INSTALL_ENV	= DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' SYSCONFDIR='$(SYSCONFDIR)' \
 		  SBINDIR='$(SBINDIR)' MANDIR='$(MANDIR)' BASHCOMPDIR='$(BASHCOMPDIR)' \
-		  SYSTEMDUNITDIR='$(SYSTEMDUNITDIR)'
+		  SYSTEMDUNITDIR='$(SYSTEMDUNITDIR)' TEXTFILEDIR='$(TEXTFILEDIR)'
 
 .PHONY: install uninstall man
 

@@ -25,6 +25,10 @@ BIN=$SBINDIR/cubicctl
 MAN=$MANDIR/man8/cubicctl.8
 COMP=$BASHCOMPDIR/cubicctl
 UNIT=$SYSTEMDUNITDIR/cubicctl@.service
+MUNIT=$SYSTEMDUNITDIR/cubicctl-metrics.service
+MTIMER=$SYSTEMDUNITDIR/cubicctl-metrics.timer
+# where Debian's prometheus-node-exporter reads *.prom files
+: "${TEXTFILEDIR:=/var/lib/prometheus/node-exporter}"
 CONF=$SYSCONFDIR/cubicctl/example.conf
 MANIFEST=$PREFIX/share/cubicctl/installed
 
@@ -71,7 +75,8 @@ systemd_reads() {
 do_install() {
 	local f kind rest old_dirs=() old_conf="" conf_sum line
 	for f in cubicctl doc/cubicctl.8 tools/completion/cubicctl.bash \
-		tools/systemd/cubicctl@.service.in tools/systemd/example.conf; do
+		tools/systemd/cubicctl@.service.in tools/systemd/example.conf \
+		tools/systemd/cubicctl-metrics.service.in tools/systemd/cubicctl-metrics.timer; do
 		[ -f "$f" ] || die "$f is missing (run 'make' first)"
 	done
 	# a second install keeps the first one's record of the folders it made
@@ -97,7 +102,13 @@ do_install() {
 	line=${line//@SYSCONFDIR@/$SYSCONFDIR}
 	printf '%s\n' "$line" >"$tmp"
 	install -m 644 "$tmp" "$DESTDIR$UNIT"
-	for f in "$BIN" "$MAN" "$COMP" "$UNIT"; do
+	line=$(<tools/systemd/cubicctl-metrics.service.in)
+	line=${line//@SBINDIR@/$SBINDIR}
+	line=${line//@TEXTFILEDIR@/$TEXTFILEDIR}
+	printf '%s\n' "$line" >"$tmp"
+	install -m 644 "$tmp" "$DESTDIR$MUNIT"
+	install -m 644 tools/systemd/cubicctl-metrics.timer "$DESTDIR$MTIMER"
+	for f in "$BIN" "$MAN" "$COMP" "$UNIT" "$MUNIT" "$MTIMER"; do
 		echo "  INSTALL  $f"
 	done
 
@@ -116,7 +127,7 @@ do_install() {
 
 	{
 		echo "# what 'make install' put here, for 'make uninstall' (tools/install.sh)"
-		for f in "$BIN" "$MAN" "$COMP" "$UNIT"; do
+		for f in "$BIN" "$MAN" "$COMP" "$UNIT" "$MUNIT" "$MTIMER"; do
 			echo "file $f"
 		done
 		[ -z "$conf_sum" ] || echo "conf $conf_sum $CONF"
@@ -149,7 +160,7 @@ do_uninstall() {
 		# no record (another PREFIX or DESTDIR, or it was deleted): the
 		# files by name, the example config if it is ours, no folder
 		echo "install.sh: no $DESTDIR$MANIFEST: removing the installed files by name" >&2
-		files=("$BIN" "$MAN" "$COMP" "$UNIT")
+		files=("$BIN" "$MAN" "$COMP" "$UNIT" "$MUNIT" "$MTIMER")
 		conf=$CONF
 		[ ! -f "$DESTDIR$CONF" ] || ! cmp -s tools/systemd/example.conf "$DESTDIR$CONF" ||
 			conf_sum=$(sum "$DESTDIR$CONF")

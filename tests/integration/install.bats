@@ -40,6 +40,8 @@ complete_words() {
 	[ "$status" -eq 0 ]
 	[ "$(cd "$ROOT" && find . -type f | sort)" = "$(printf '%s\n' \
 		./etc/cubicctl/example.conf \
+		./usr/lib/systemd/system/cubicctl-metrics.service \
+		./usr/lib/systemd/system/cubicctl-metrics.timer \
 		./usr/lib/systemd/system/cubicctl@.service \
 		./usr/sbin/cubicctl \
 		./usr/share/bash-completion/completions/cubicctl \
@@ -47,6 +49,7 @@ complete_words() {
 		./usr/share/man/man8/cubicctl.8)" ]
 	[ "$(stat -c %a "$ROOT/usr/sbin/cubicctl")" = 755 ]
 	for f in usr/share/man/man8/cubicctl.8 usr/lib/systemd/system/cubicctl@.service \
+		usr/lib/systemd/system/cubicctl-metrics.service usr/lib/systemd/system/cubicctl-metrics.timer \
 		usr/share/bash-completion/completions/cubicctl etc/cubicctl/example.conf; do
 		[ "$(stat -c %a "$ROOT/$f")" = 644 ]
 	done
@@ -105,7 +108,7 @@ complete_words() {
 	unit=$ROOT/usr/lib/systemd/system/cubicctl@.service
 	grep -qx 'ExecStart=/usr/sbin/cubicctl load --name %i --config-optional /etc/cubicctl/%i.conf' "$unit"
 	grep -qx 'ExecStop=/usr/sbin/cubicctl unload --name %i --force' "$unit"
-	! grep -n '@[A-Z]*@' "$unit"
+	! grep -n '@[A-Z]*@' "$unit" || false
 	# in the tree: ExecStart's binary and the man page of Documentation= are
 	# looked up under --root; any warning fails it, not only the exit status
 	run env MANPATH="$ROOT/usr/share/man" systemd-analyze verify --root="$ROOT" "cubicctl@$NAME.service"
@@ -404,4 +407,32 @@ complete_words() {
 	run "$CUBICCTL" load --name "$NAME" --config-optional "$conf"
 	[ "$status" -eq 2 ]
 	assert_gone "$NAME"
+}
+
+@test "cubicctl-metrics.timer: its service writes what node_exporter reads, and systemd-analyze accepts both" {
+	command -v systemd-analyze >/dev/null || skip "no systemd-analyze (Debian package systemd)"
+	tf=$BATS_TEST_TMPDIR/textfile
+	mkdir -p "$tf"
+	mk install DESTDIR="$ROOT" PREFIX=/usr TEXTFILEDIR="$tf" >/dev/null
+	svc=$ROOT/usr/lib/systemd/system/cubicctl-metrics.service
+	grep -qx "ConditionPathIsDirectory=$tf" "$svc"
+	! grep -n '@[A-Z]*@' "$svc" || false
+	# against this system's targets (the pair has default dependencies:
+	# sysinit.target, timers.target), as installed but for the binary's path
+	mkdir "$BATS_TEST_TMPDIR/v"
+	sed "s|/usr/sbin/cubicctl |$ROOT/usr/sbin/cubicctl |" "$svc" >"$BATS_TEST_TMPDIR/v/cubicctl-metrics.service"
+	cp "$ROOT/usr/lib/systemd/system/cubicctl-metrics.timer" "$BATS_TEST_TMPDIR/v/"
+	run env MANPATH="$ROOT/usr/share/man" systemd-analyze verify \
+		"$BATS_TEST_TMPDIR/v/cubicctl-metrics.service" "$BATS_TEST_TMPDIR/v/cubicctl-metrics.timer"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# the service's command, run by hand with the tree's binary: a whole file
+	# appears under its final name, with a loaded test instance up
+	"$CUBICCTL" load --name "$NAME" >/dev/null
+	cmd=$(sed -n "s|^ExecStart=/bin/sh -c '\(.*\)'$|\1|p" "$svc")
+	[ -n "$cmd" ]
+	/bin/sh -c "${cmd//\/usr\/sbin\/cubicctl/$ROOT/usr/sbin/cubicctl}"
+	[ "$(ls "$tf")" = cubicctl.prom ]
+	grep -q "^bpf_cubic_up{name=\"$NAME\"} 1$" "$tf/cubicctl.prom"
 }
