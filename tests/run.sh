@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Runs the test suites and ends with one line "total: N passed, N failed".
-#   tests/run.sh unit          host unit tests (build/unit/test_*), no root
+#   tests/run.sh unit          host unit tests (build/unit/test_*, tests/unit/test_*.py), no root
 #   tests/run.sh integration   bats suites in tests/integration, as root
 #   tests/run.sh all           both
 # Set TESTS="name.bats ..." to run some integration suites only.
@@ -15,7 +15,8 @@ failed=()	# what failed, named again at the end (a CI log keeps only its tail)
 
 run_unit() {
 	local b out rc line
-	for b in build/unit/test_*; do
+	# the C tests (built by make) and the tools' Python library (tests/unit/test_pylib.py)
+	for b in build/unit/test_* tests/unit/test_*.py; do
 		[ -x "$b" ] || continue
 		out=$("$b" 2>&1)
 		rc=$?

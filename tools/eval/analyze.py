@@ -11,49 +11,37 @@
                           writes the full EVALUATION.md
 
 Run with /usr/bin/python3 (Debian's, with matplotlib). See tools/eval/README.md.
+Parsing, statistics, the impossible-window rules and the exit reasons
+(build/vocab.json) come from the tools' library, tools/lib/cubictools.
 """
 import argparse
 import collections
 import csv
+import itertools
 import json
 import math
 import os
-import re
-import statistics
 import sys
 
-INF_SSTHRESH = 2147483647
-MSS = 1448
-IP_PKT = 1500
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cubictools import parse, vocab, windows  # noqa: E402
+from cubictools.parse import IP_PKT, MSS  # noqa: E402
+from cubictools.report import fmt, spread  # noqa: E402
+from cubictools.stats import median as med  # noqa: E402
+from cubictools.windows import IMPOSSIBLE_EXIT, INF_SSTHRESH  # noqa: E402
 
-# Impossible windows (docs/IMPOSSIBLE_WINDOWS.md): an ssthresh above
-# TCP_INFINITE_SSTHRESH, or a cwnd (or a finite ssthresh, always derived from a
-# cwnd) far above anything the path can hold, is a value no congestion control
-# computed. One such sample fails the flow (and
-# run.sh, and the report) with exit code IMPOSSIBLE_EXIT; it is never counted
-# and ignored. The cwnd bound: slow start at most doubles cwnd per RTT and a
-# loss is seen about one RTT after the buffer overflows, so a real flow stays
-# below about 2 x (BDP + buffer) (the committed runs: at most 2.2 x); 4 x leaves
-# a factor of two, + 100 packets covers tiny paths where the initial window and
-# per-ACK growth dominate. The impossible windows seen were 3,085,192 and above.
-IMPOSSIBLE_EXIT = 3
+# The exit reasons of include/cubic_abi.h (build/vocab.json), loaded by main()
+V = None
 
 
 def cwnd_bound(bdp_pkts, buffer_pkts):
-    return 4 * (bdp_pkts + buffer_pkts) + 100
+    return windows.path_bound(bdp_pkts, buffer_pkts)
 
 
 def impossible(cwnd, ssth, bound):
-    """Why the sample is impossible, or None."""
-    if ssth is not None and ssth > INF_SSTHRESH:
-        return f"ssthresh {ssth} > {INF_SSTHRESH} (TCP_INFINITE_SSTHRESH), cwnd {cwnd}"
-    if cwnd > bound:
-        return f"cwnd {cwnd} > {bound} packets = 4 x (BDP + buffer) + 100"
-    if ssth is not None and bound < ssth < INF_SSTHRESH:
-        # every ssthresh is derived from a cwnd the flow had (beta x cwnd, cwnd
-        # at a HyStart exit, 3/4 cwnd): above the cwnd bound, no algorithm set it
-        return f"ssthresh {ssth} > {bound} packets = 4 x (BDP + buffer) + 100, cwnd {cwnd}"
-    return None
+    """Why the sample is impossible (docs/IMPOSSIBLE_WINDOWS.md), or None."""
+    return windows.impossible(cwnd, ssth, bound, f"{bound} packets = {windows.PATH_BOUND_TEXT}")
 
 # Fidelity criteria: bpf_cubic preset linux against the kernel's cubic.
 FID_CWND = 0.10      # median exit cwnd within 10 %
@@ -66,45 +54,13 @@ def set_candidate(aid):
     CAND = aid
 
 
-def parse_rate(s):
-    m = re.fullmatch(r"([0-9.]+)\s*([kmg]?)(bit|bps)?", s.lower())
-    if not m:
-        raise ValueError(s)
-    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
-
-
-def parse_time(s):
-    m = re.fullmatch(r"([0-9.]+)\s*(us|ms|s)?", s.lower())
-    if not m:
-        raise ValueError(s)
-    return float(m.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0, None: 1.0}[m.group(2)]
-
-
-PROBE_RE = re.compile(
-    r"\s(\d+\.\d+): tcp_probe: .*?src=\S*?:(\d+) dest=\S*?:(\d+) .*?"
-    r"snd_una=0x([0-9a-f]+) snd_cwnd=(\d+) ssthresh=(\d+) snd_wnd=(\d+) srtt=(\d+)")
-
-
-def read_probe(path, port):
-    """tcp_probe samples of the sender's sockets towards PORT: sport -> list."""
-    flows = collections.defaultdict(list)
-    with open(path, errors="replace") as f:
-        for line in f:
-            m = PROBE_RE.search(line)
-            if not m or int(m.group(3)) != port:
-                continue
-            flows[int(m.group(2))].append((float(m.group(1)), int(m.group(4), 16), int(m.group(5)),
-                                           int(m.group(6)), int(m.group(7)), int(m.group(8))))
-    return flows
-
-
 def r(x, nd=3):
     return None if x is None else round(x, nd)
 
 
 def flow(a):
-    rate = parse_rate(a.rate)
-    rtt = parse_time(a.rtt)
+    rate = parse.parse_rate(a.rate)
+    rtt = parse.parse_time(a.rtt)
     payload_bps = rate * MSS / IP_PKT
     rec = {"scenario": a.scenario, "algorithm": a.algorithm, "kind": a.kind, "arg": a.arg,
            "rep": a.rep, "rate_mbit": rate / 1e6, "rtt_ms": r(rtt * 1e3, 2), "jitter": a.jitter or None, "buffer": a.buffer,
@@ -120,7 +76,7 @@ def flow(a):
     except (KeyError, IndexError, TypeError):
         pass
     rec["iperf_error"] = ip.get("error")
-    probes = read_probe(a.probe, a.port)
+    probes = parse.read_probe(a.probe, a.port)
     if sport is None or sport not in probes:
         # fall back to the socket with most samples (the control connection has few)
         sport = max(probes, key=lambda k: len(probes[k])) if probes else None
@@ -185,17 +141,15 @@ def flow(a):
                 if e.get("sport") == sport:
                     bpf_recs.append(e)
     if bpf_recs:
-        # the record that ended slow start; HyStart++'s css_enter/css_resume only change phase
-        exits = [x for x in bpf_recs if x.get("ack_train") or x.get("delay") or x.get("loss")
-                 or x.get("css_exit")]
-        enters = [x for x in bpf_recs if x.get("css_enter")]
+        # the record that ended slow start (a reason whose ends_slow_start is set);
+        # HyStart++'s css_enter/css_resume only change phase
+        exits = [x for x in bpf_recs if V.exit_of(x)]
+        enters = [x for x in bpf_recs if x.get(V.check("css_enter"))]
         rec["bpf_css_enter_cwnd"] = enters[0].get("cwnd") if enters else None
         rec["bpf_css_enter_s"] = r(enters[0].get("since_start_us", 0) / 1e6) if enters else None
-        rec["bpf_css_resumes"] = sum(1 for x in bpf_recs if x.get("css_resume"))
+        rec["bpf_css_resumes"] = sum(1 for x in bpf_recs if x.get(V.check("css_resume")))
         e = exits[0] if exits else bpf_recs[0]
-        rec["bpf_reason"] = ("ack_train" if e.get("ack_train") else
-                             "delay" if e.get("delay") else "loss" if e.get("loss") else
-                             "css_exit" if e.get("css_exit") else e.get("reason"))
+        rec["bpf_reason"] = V.exit_of(e) or e.get("reason")
         rec["bpf_cwnd"] = e.get("cwnd")
         rec["bpf_since_start_s"] = r(e.get("since_start_us", 0) / 1e6)
         rec["paced"] = e.get("paced")
@@ -205,22 +159,23 @@ def flow(a):
             rec["bpf_" + k] = e.get(k)
     rec["bpf_records"] = len(bpf_recs)
     if a.kind == "bpf":
-        reason = rec["bpf_reason"] or ("loss" if exit_t is not None else "none")
+        reason = rec["bpf_reason"] or (vocab.LOSS if exit_t is not None else vocab.NO_EXIT)
     elif exit_t is None:
-        reason = "none"
+        reason = vocab.NO_EXIT
     elif how == "cwnd_before":
         # tcp_probe shows the loss response first (ssthresh = beta x cwnd). A detector that nstat
         # counted fired later, in the recovery: PRR takes cwnd below the new ssthresh, a loss does
         # not set HyStart's found, so slow start's tests run on (bpf_cubic's records show it:
         # loss at cwnd 256, then ack_train at cwnd 165 35 ms later on s2011_q25).
-        reason = "loss"
+        reason = vocab.LOSS
     else:
-        reason = ("ack_train" if rec["nstat_train"] > 0 else "delay" if rec["nstat_delay"] > 0
-                  else "loss")
+        # the kernel's two HyStart counters, named as our reasons
+        reason = (V.check("ack_train") if rec["nstat_train"] > 0 else
+                  V.check("delay") if rec["nstat_delay"] > 0 else vocab.LOSS)
     rec["exit_reason"] = reason
-    # cross-check: a HyStart exit sets ssthresh = cwnd; a loss sets beta x cwnd
-    hyst = reason in ("ack_train", "delay", "css_exit")
-    rec["crosscheck_ok"] = (exit_t is None and reason == "none") or (
+    # cross-check: a detector's exit sets ssthresh = cwnd; a loss sets beta x cwnd
+    hyst = reason in V.detector_exits
+    rec["crosscheck_ok"] = (exit_t is None and reason == vocab.NO_EXIT) or (
         exit_t is not None and hyst == (how == "ssthresh"))
     if a.kind == "bpf" and bpf_recs and exit_cwnd:
         rec["crosscheck_ok"] = rec["crosscheck_ok"] and abs(rec["bpf_cwnd"] - exit_cwnd) <= max(2, 0.02 * exit_cwnd) \
@@ -281,6 +236,12 @@ def flow(a):
             for b in sorted(rows):
                 w.writerow([a.scenario, a.algorithm, a.rep, b, rows[b][0], rows[b][1]])
     print(json.dumps(rec))
+    if not bad:
+        # a line for run.sh's log
+        v = {k: (x if isinstance(x, str) else json.dumps(x)) for k, x in rec.items()}
+        print(f"  {v['scenario']} {v['algorithm']} rep {v['rep']}: exit {v['exit_reason']} cwnd {v['exit_cwnd']} "
+              f"({v['exit_cwnd_bdp']} BDP) at {v['exit_time_s']}s, ss retx {v['ss_retrans']}, t90 {v['t90_s']}s, "
+              f"goodput {v['goodput_mbit']} Mbit/s", file=sys.stderr)
     if bad:
         f0 = rec["impossible_first"]
         print(f"analyze.py: IMPOSSIBLE WINDOW: {a.scenario} {a.algorithm} rep {a.rep} (sport {f0['sport']}): "
@@ -301,24 +262,6 @@ def load(d):
     return flows
 
 
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def fmt(x, nd=0, suf=""):
-    if x is None:
-        return "-"
-    return f"{x:.{nd}f}{suf}"
-
-
-def spread(xs, nd=0):
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return "-"
-    return f"{min(xs):.{nd}f}-{max(xs):.{nd}f}"
-
-
 def majority(reasons):
     c = collections.Counter(reasons)
     if not c:
@@ -330,8 +273,7 @@ def majority(reasons):
 
 
 def reasons_str(c):
-    short = {"ack_train": "T", "delay": "D", "loss": "L", "css_exit": "C", "none": "-"}
-    return " ".join(f"{short.get(k, k)}{v}" for k, v in sorted(c.items()))
+    return " ".join(f"{V.abbrev(k)}{v}" for k, v in sorted(c.items()))
 
 
 def group(flows):
@@ -494,7 +436,9 @@ def cwnd_figure(plt, g, series, colors, styles, rows, cols, n, outdir, zoom):
 
 def exit_figure(plt, g, colors, rows, cols, n, outdir):
     fig, axes = plt.subplots(rows, cols, figsize=(7 * cols, 3.0 * rows), squeeze=False)
-    marker = {"ack_train": "o", "delay": "s", "loss": "x", "none": "v"}
+    # one marker per reason that ends slow start, in the vocabulary's order
+    marker = dict(zip(V.exits, itertools.cycle("osxD^P*h")))
+    marker[vocab.NO_EXIT] = "v"
     for ax, (sid, algs) in zip(axes.flat, g.items()):
         fl0 = next(iter(algs.values()))[0]
         hi = 1 + fl0["buffer_pkts"] / fl0["bdp_pkts"]
@@ -524,7 +468,7 @@ def exit_figure(plt, g, colors, rows, cols, n, outdir):
     from matplotlib.lines import Line2D
     handles = [Line2D([], [], marker=m, ls="", color="k", label=k) for k, m in marker.items()]
     handles.append(plt.Rectangle((0, 0), 1, 1, color="tab:green", alpha=0.15, label="ideal [1, 1+buffer/BDP]"))
-    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8)
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8)
     fig.suptitle("Slow-start exit cwnd / BDP (marker = exit reason)", fontsize=10)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(os.path.join(outdir, "exit_cwnd_bdp.png"), dpi=90)
@@ -603,8 +547,8 @@ def hspp_md(g):
     out.append(f"Verdict per scenario (HyStart++ against Linux HyStart, medians): **better** when it has at "
                f"least 10 fewer slow-start retransmissions or reaches 90 % of the rate 1.2x sooner, "
                f"**worse** the other way round; {better} better, {worse} worse, "
-               f"{nrows - better - worse} similar. Reasons: ack_train, delay, loss, css_exit "
-               "(HyStart++ left Conservative Slow Start after its 5 rounds).")
+               f"{nrows - better - worse} similar. Reasons: {', '.join(V.exits)} "
+               f"({V.check('css_exit')}: HyStart++ left Conservative Slow Start after its 5 rounds).")
     return "\n".join(out)
 
 
@@ -650,7 +594,7 @@ def story_text(g):
                    "so ACK-train timing is 5x coarser than in 2011; the RTT, and with it every threshold, is the 2011 one.")
     out.append(" ".join(txt))
     if nus and off:
-        same = nus["reason"] == off["reason"] == "loss"
+        same = nus["reason"] == off["reason"] == vocab.LOSS
         out.append("")
         out.append(
             f"With the 2011 patch's thresholds the ACK train must last 2 x delay_min; the ACKs of one round arrive "
@@ -790,7 +734,7 @@ def report(a):
     summ = [f"# Evaluation summary\n", "```", runinfo, "```\n",
             "## Scenarios\n", scen_table(g), "",
             "## Per scenario and algorithm\n",
-            "Median and (min-max) over repetitions. Reasons: T ack train, D delay, L loss, - no exit.\n",
+            f"Median and (min-max) over repetitions. Reasons: {V.legend()}\n",
             summary_md(g), "",
             "## Fidelity: bpf_cubic preset linux against the kernel's cubic\n",
             f"Criteria: median exit cwnd within {FID_CWND:.0%}, median goodput (first "
@@ -883,7 +827,7 @@ def write_doc(a, g, fid, flows, runinfo, bad):
     doc += [f"bpf_cubic flows paced at exit: {len(paced)}; receive-window limited at exit: {len(rwl)} "
             f"(of {sum(1 for x in flows if x['kind'] == 'bpf')} bpf flows).\n",
             "## All scenarios\n",
-            "Median and (min-max) over repetitions. Reasons: T ack train, D delay, L loss, - no exit.\n",
+            f"Median and (min-max) over repetitions. Reasons: {V.legend()}\n",
             summary_md(g), "",
             "## Plots\n",
             f"![cwnd against time]({rel}/cwnd_time.png)\n",
@@ -916,6 +860,8 @@ def main():
     rp.add_argument("--candidate", default=CAND,
                     help="the algorithm id the fidelity table holds against the kernel's cubic")
     a = p.parse_args()
+    global V
+    V = vocab.load()
     if a.cmd == "flow":
         flow(a)
     else:

@@ -7,15 +7,19 @@
 # usage: tools/eval/run.sh [--quick] [--reps N] [--duration S] [--out DIR]
 #                          [--scenarios "ID ..."] [--algos "ID ..."] [--prefix P]
 #                          [--doc FILE] [--candidate ID] [--no-report] [--list]
-# See tools/eval/README.md. Needs root, make (cubicctl, build/delayq), iperf3, jq,
-# /usr/bin/python3 with matplotlib.
+# See tools/eval/README.md. Needs root, make (cubicctl, build/delayq, build/vocab.json),
+# iperf3, jq, /usr/bin/python3 with matplotlib.
+#
+# This script runs the flows and collects their raw files; analyze.py (on the
+# tools' Python library) turns each flow into a record and the records into
+# the report; paths and instances are tools/lib/netns.sh's.
 set -Eeuo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-CUBICCTL=${CUBICCTL:-$REPO/cubicctl}
-PATHEMU=$REPO/tools/emu/pathemu
+# shellcheck source-path=SCRIPTDIR source=../lib/netns.sh
+. "$REPO/tools/lib/netns.sh"
 ANALYZE=$REPO/tools/eval/analyze.py
-PY=${EVAL_PYTHON:-/usr/bin/python3}
+PY=${EVAL_PYTHON:-$TOOLS_PY}
 TRACEFS=/sys/kernel/tracing
 RCV_ADDR=10.77.2.2
 
@@ -136,19 +140,18 @@ done
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 mountpoint -q "$TRACEFS" || mount -t tracefs tracefs "$TRACEFS"
 [ -e "$TRACEFS/events/tcp/tcp_probe" ] || die "no tcp:tcp_probe tracepoint"
-AVAILABLE=/proc/sys/net/ipv4/tcp_available_congestion_control
 for a in "${ALGOS[@]}"; do
 	read -r id kind arg <<<"$a"
 	if [ "$kind" = kernel ]; then
-		tr ' ' '\n' <"$AVAILABLE" | grep -qx "$arg" || modprobe "tcp_$arg" 2>/dev/null || true
-		tr ' ' '\n' <"$AVAILABLE" | grep -qx "$arg" || die "the kernel's $arg is not available"
+		registered "$arg" || modprobe "tcp_$arg" 2>/dev/null || true
+		registered "$arg" || die "the kernel's $arg is not available"
 	else
-		tr ' ' '\n' <"$AVAILABLE" | grep -qx "${PFX}${id#bpf}" && die "${PFX}${id#bpf} is already registered; use another --prefix"
+		registered "${PFX}${id#bpf}" && die "${PFX}${id#bpf} is already registered; use another --prefix"
 		n=${PFX}${id#bpf}; [ ${#n} -le 15 ] || die "instance name $n is longer than 15 characters (shorter --prefix)"
 	fi
 done
 PATHN=${PFX}p
-[ ! -e "/run/netns/$PATHN-snd" ] || die "namespace $PATHN-snd exists; use another --prefix"
+! netns_exists "$PATHN-snd" || die "namespace $PATHN-snd exists; use another --prefix"
 TI=$TRACEFS/instances/${PFX}_eval
 [ ! -e "$TI" ] || die "tracefs instance $TI exists; use another --prefix"
 
@@ -165,9 +168,7 @@ cleanup() {
 	set +e
 	trap - EXIT INT TERM HUP ERR
 	if [ -n "$TRACE_PID" ]; then
-		kill -INT "$TRACE_PID" 2>/dev/null
-		sleep 0.2
-		kill -9 "$TRACE_PID" 2>/dev/null
+		kill_wait -INT "$TRACE_PID"
 		wait "$TRACE_PID" 2>/dev/null
 	fi
 	if [ -d "$TI" ]; then
@@ -175,11 +176,9 @@ cleanup() {
 		echo 0 >"$TI/events/tcp/tcp_probe/enable" 2>/dev/null
 		rmdir "$TI" 2>/dev/null || log "could not remove tracefs instance $TI"
 	fi
-	[ "$PATH_UP" = 1 ] && "$PATHEMU" stop --name "$PATHN" >/dev/null 2>&1
+	[ "$PATH_UP" = 1 ] && path_down "$PATHN"
 	for n in "${LOADED[@]}"; do
-		"$CUBICCTL" unload --name "$n" >/dev/null 2>&1 ||
-			"$CUBICCTL" unload --name "$n" --force >/dev/null 2>&1 ||
-			log "could not unload $n"
+		instance_unload "$n" || log "could not unload $n"
 	done
 	rm -rf "$TMP"
 	[ "$IMPOSSIBLE" = 0 ] || echo "run.sh: stopped after an impossible window (above); results so far in $OUT" >&2
@@ -272,7 +271,6 @@ run_flow() { # SCEN_ID RATE RTT BUF ALGO_ID KIND ARG REP
 	# an impossible window (analyze.py has named the flow, time and value) ends the run
 	[ "${arc:-0}" != 3 ] || { IMPOSSIBLE=1; exit 3; }
 	[ "${arc:-0}" = 0 ] || log "analysis of $sid $aid rep $rep failed"
-	tail -n 1 "$FLOWS" | jq -r '"  \(.scenario) \(.algorithm) rep \(.rep): exit \(.exit_reason) cwnd \(.exit_cwnd) (\(.exit_cwnd_bdp) BDP) at \(.exit_time_s)s, ss retx \(.ss_retrans), t90 \(.t90_s)s, goodput \(.goodput_mbit) Mbit/s"' >&2 || true
 }
 
 # ---------------------------------------------------------------- the matrix
@@ -281,15 +279,9 @@ for s in "${SCENARIOS[@]}"; do
 	read -r sid rate rtt buf jit <<<"$s"
 	log "scenario $sid: $rate $rtt buffer $buf${jit:+ jitter $jit}"
 	PATH_UP=1
-	"$PATHEMU" start --name "$PATHN" --rate "$rate" --rtt "$rtt" --buffer "$buf" ${jit:+--jitter "$jit"} >/dev/null ||
-		die "pathemu start failed for $sid"
-	BDP=$("$PATHEMU" show --name "$PATHN" | sed -n 's/^bdp_pkts=//p')
-	BUFP=$("$PATHEMU" show --name "$PATHN" | sed -n 's/^buffer_pkts=//p')
-	ip netns exec "$PATHN-rcv" iperf3 -s -p "$PORT" -D >/dev/null
-	for _ in $(seq 50); do
-		ip netns exec "$PATHN-rcv" ss -ltn | grep -q ":$PORT " && break
-		sleep 0.1
-	done
+	path_up "$PATHN" "$rate" "$rtt" "$buf" ${jit:+--jitter "$jit"} || die "pathemu start failed for $sid"
+	BDP=$PATH_BDP BUFP=$PATH_BUF
+	netns_iperf_server "$PATHN-rcv" "$PORT" || die "no iperf3 server for $sid"
 	# the delay queue warms up; the first flow must not pay for it
 	ip netns exec "$PATHN-snd" ping -c 2 -i 0.2 -q "$RCV_ADDR" >/dev/null 2>&1 || true
 	for rep in $(seq "$REPS"); do

@@ -14,7 +14,7 @@ derived from a cwnd the flow had) (docs/IMPOSSIBLE_WINDOWS.md). After its first 
 --duration), then prints one summary line on stdout and exits 1 if
 any sample was impossible (each such socket is named once on stderr, with the
 time since the watch began and the values), 0 otherwise, 2 on bad usage.
-Standard library only.
+Standard library and tools/lib/cubictools only.
 """
 import argparse
 import os
@@ -24,7 +24,9 @@ import struct
 import sys
 import time
 
-INF_SSTHRESH = 0x7FFFFFFF
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cubictools.windows import INF_SSTHRESH, impossible  # noqa: E402
 NETLINK_SOCK_DIAG = 4
 SOCK_DIAG_BY_FAMILY = 20
 NLM_F_REQUEST, NLM_F_DUMP = 0x1, 0x300
@@ -136,13 +138,7 @@ def main():
                 max_cwnd = max(max_cwnd, cwnd)
                 if ssth < INF_SSTHRESH:
                     max_ssth = max(max_ssth, ssth)
-                why = None
-                if ssth > INF_SSTHRESH:
-                    why = f"ssthresh {ssth} > {INF_SSTHRESH} (TCP_INFINITE_SSTHRESH), cwnd {cwnd}"
-                elif cwnd > a.bound:
-                    why = f"cwnd {cwnd} > bound {a.bound} packets"
-                elif a.bound < ssth < INF_SSTHRESH:
-                    why = f"ssthresh {ssth} > bound {a.bound} packets, cwnd {cwnd}"
+                why = impossible(cwnd, ssth, a.bound)
                 if why:
                     nbad += 1
                     if key not in bad:
@@ -164,5 +160,4 @@ def main():
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     main()

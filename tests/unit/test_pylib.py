@@ -1,0 +1,282 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of the tools' Python library (tools/lib/cubictools): parsing,
+the path arithmetic, statistics, reports, the impossible-window rules and the
+vocabulary. Expected values are worked out by hand in the comments. Ends with
+"pylib: N passed, N failed" (tests/run.sh unit counts that line); exit 1 if
+any failed. Standard library only, no root."""
+import contextlib
+import io
+import json
+import math
+import os
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "tools", "lib"))
+from cubictools import __main__ as cli  # noqa: E402
+from cubictools import parse, path, report, stats, vocab, windows  # noqa: E402
+
+passed = failed = 0
+
+
+def check(what, cond):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL: {what}")
+
+
+def eq(what, got, want):
+    check(f"{what}: got {got!r}, want {want!r}", got == want)
+
+
+def close(what, got, want):
+    check(f"{what}: got {got!r}, want {want!r}", got is not None and math.isclose(got, want, rel_tol=1e-12))
+
+
+def raises(what, exc, fn, *args):
+    try:
+        fn(*args)
+    except exc:
+        check(what, True)
+        return
+    except Exception as e:  # noqa: BLE001 - the wrong exception is a failure too
+        check(f"{what}: raised {type(e).__name__}, want {exc.__name__}", False)
+        return
+    check(f"{what}: did not raise {exc.__name__}", False)
+
+
+def cli_run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = cli.main(list(argv))
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_parse_quantities():
+    close("1.5mbit", parse.parse_rate("1.5mbit"), 1.5e6)
+    close("10Gbit (any case)", parse.parse_rate("10Gbit"), 10e9)
+    close("8kbit", parse.parse_rate("8kbit"), 8000)
+    close("2000000bit", parse.parse_rate("2000000bit"), 2e6)
+    for bad in ("fast", "10mbps", "1.mbit", "", "10", "-1mbit"):
+        raises(f"rate {bad!r}", ValueError, parse.parse_rate, bad)
+    close("40ms", parse.parse_time("40ms"), 0.04)
+    close("250us", parse.parse_time("250us"), 250e-6)
+    close("0.2s", parse.parse_time("0.2s"), 0.2)
+    close("11.3ms", parse.parse_time("11.3ms"), 0.0113)
+    for bad in ("20", "5min", "ms", "1,5ms"):
+        raises(f"time {bad!r}", ValueError, parse.parse_time, bad)
+    # packets as given; a multiple of the BDP rounded up, at least 1
+    eq("buffer 250", parse.parse_buffer("250", 41.667), 250)
+    eq("buffer 1bdp of 41.667", parse.parse_buffer("1bdp", 41.667), 42)
+    eq("buffer 0.25bdp of 188", parse.parse_buffer("0.25bdp", 188.0), 47)
+    eq("buffer .5bdp of 41.667 (20.83)", parse.parse_buffer(".5bdp", 41.667), 21)
+    eq("buffer 0.001bdp of 10 (0.01 -> 1)", parse.parse_buffer("0.001bdp", 10.0), 1)
+    for bad in ("1xbdp", "bdp", "0bdp", "-3"):
+        raises(f"buffer {bad!r}", ValueError, parse.parse_buffer, bad, 10.0)
+    close("loss 1%", parse.parse_loss("1%"), 1.0)
+    close("loss 0.1", parse.parse_loss("0.1"), 0.1)
+    for bad in ("100", "-1", "x", "1%%"):
+        raises(f"loss {bad!r}", ValueError, parse.parse_loss, bad)
+    # a full-size segment: 1448 bytes of payload, 1500 IP bytes
+    eq("MSS", parse.MSS, 1448)
+    eq("IP_PKT", parse.IP_PKT, 1500)
+
+
+def test_path():
+    # 50 Mbit/s x 10 ms / 1500 B / 8 = 41.667 packets; half a BDP rounds up to 21;
+    # a 250 us burst is 1562.5 bytes, below two packets: 3000 (tests/integration/emu.bats)
+    c = path.config("50mbit", "10ms", "0.5bdp")
+    eq("bdp", c["bdp"], "41.667")
+    eq("bdp_pkts", c["bdp_pkts"], 42)
+    eq("buffer_pkts", c["buffer_pkts"], 21)
+    eq("buffer_bytes", c["buffer_bytes"], 31500)
+    eq("buffer_bdp (21 / 41.667)", c["buffer_bdp"], "0.504")
+    eq("burst", c["tbf_burst_bytes"], 3000)
+    eq("rate_bps", c["rate_bps"], 50000000)
+    eq("rtt_us", c["rtt_us"], 10000)
+    # 1 Gbit/s: 250 us of tokens = 1e9 / 8 x 250e-6 = 31250 bytes; loss 0.1 % = 1000 ppm
+    c = path.config("1gbit", "11.3ms", "250", "0.1%", "4ms")
+    eq("burst 1gbit", c["tbf_burst_bytes"], 31250)
+    eq("loss_pct", c["loss_pct"], "0.1")
+    eq("loss_ppm", c["loss_ppm"], 1000)
+    eq("jitter_us", c["jitter_us"], 4000)
+    eq("rtt_us 11.3ms", c["rtt_us"], 11300)
+    # 3 Gbit/s stays 3 Gbit/s (the old awk %d capped it at 2^31 - 1 bit/s)
+    eq("3gbit", path.config("3gbit", "1ms", "1")["rate_bps"], 3000000000)
+    for args, word in ((("fast", "1ms", "1"), "bad rate"), (("7kbit", "1ms", "1"), "bad rate"),
+                       (("1mbit", "0.5us", "1"), "bad rtt"), (("1mbit", "11s", "1"), "bad rtt"),
+                       (("1mbit", "1ms", "0"), "bad buffer"), (("1mbit", "1ms", "1000001"), "bad buffer"),
+                       (("1mbit", "1ms", "1", "100"), "bad loss"), (("1mbit", "1ms", "1", "0", "5"), "bad jitter")):
+        try:
+            path.config(*args)
+            check(f"path {args}: accepted", False)
+        except path.BadInput as e:
+            check(f"path {args}: '{e}' names {word}", str(e).startswith(word))
+    rc, out, err = cli_run("path", "--rate", "fast", "--rtt", "20ms", "--buffer", "10")
+    eq("cli path bad rate: exit", rc, 2)
+    check("cli path bad rate: message", "bad rate 'fast'" in err and not out)
+    rc, out, _ = cli_run("path", "--rate", "50mbit", "--rtt", "10ms", "--buffer", "0.5bdp")
+    check("cli path: key=value lines", rc == 0 and "bdp_pkts=42\n" in out and "mss=1448\n" in out)
+
+
+def test_iperf_probe_bpftool():
+    eq("max_snd_cwnd 14480 B", parse.iperf_max_cwnd_pkts({"end": {"streams": [{"sender": {"max_snd_cwnd": 14480}}]}}), 10)
+    eq("max_snd_cwnd 4715811648 B", parse.iperf_max_cwnd_pkts(
+        {"end": {"streams": [{"sender": {"max_snd_cwnd": 4715811648}}]}}), 3256776)
+    doc = {"intervals": [{"streams": [{"snd_cwnd": 2896}, {"snd_cwnd": 28960}]}, {"streams": [{}]}],
+           "end": {"streams": [{"sender": {}}]}}
+    eq("interval snd_cwnd 28960 B", parse.iperf_max_cwnd_pkts(doc), 20)
+    eq("no cwnd", parse.iperf_max_cwnd_pkts({}), 0)
+    end = {"sum_received": {"bits_per_second": 1e10}, "cpu_utilization_percent": {"host_total": 60.0,
+           "remote_total": 40.0}, "sum_sent": {"bytes": 5000, "seconds": 2.0, "retransmits": 3}}
+    t = parse.iperf_totals({"end": end})
+    # (60 + 40) % of 2 s = 2 CPU seconds
+    eq("totals", (t["bps"], t["bytes"], t["seconds"], t["retrans"], t["cpu_s"]), (1e10, 5000, 2.0, 3, 2.0))
+    end["sum_sent"].pop("retransmits")
+    eq("totals without retransmits", parse.iperf_totals({"end": end})["retrans"], 0)
+    line = ("          iperf3-1234    (   1234) [001] ..s1.  100.002000: tcp_probe: family=AF_INET "
+            "src=10.77.1.1:40000 dest=10.77.2.2:25000 mark=0x0 data_len=0 snd_nxt=0x10 snd_una=0x5a8 "
+            "snd_cwnd=15 ssthresh=2147483647 snd_wnd=100000 srtt=11000 rcv_wnd=65535 sock_cookie=1")
+    sport, dport, s = parse.probe_line(line)
+    eq("probe ports", (sport, dport), (40000, 25000))
+    eq("probe sample", tuple(s), (100.002, 0x5a8, 15, 2147483647, 100000, 11000))
+    eq("not a probe line", parse.probe_line("# tracer: nop"), None)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write(line + "\n" + line.replace("dest=10.77.2.2:25000", "dest=10.77.2.2:5201") + "\n# x\n")
+    try:
+        fl = parse.read_probe(f.name, 25000)
+        eq("read_probe: the port's socket only", {k: len(v) for k, v in fl.items()}, {40000: 1})
+    finally:
+        os.unlink(f.name)
+    dump = [{"bpf_map_info": {"id": 7}}, {"bpf_struct_ops_tcp_congestion_ops": {"data": {
+        "cong_avoid": "void (struct sock *, u32, u32) bc_cong_avoid/prog_id:3670",
+        "pkts_acked": "void (struct sock *, const struct ack_sample *) bc_pkts_acked/prog_id:3672",
+        "name": "bcb1", "flags": 0}}}]
+    progs = parse.struct_ops_progs(dump)
+    eq("struct_ops programs", progs, {"bc_cong_avoid": 3670, "bc_pkts_acked": 3672})
+    show = [{"id": 3670, "name": "bc_cong_avoid", "run_time_ns": 500, "run_cnt": 5},
+            {"id": 3672, "name": "bc_pkts_acked"}, {"id": 1, "name": "other", "run_cnt": 9}]
+    eq("prog run stats", parse.prog_run_stats(show, set(progs.values())),
+       {"bc_cong_avoid": (500, 5), "bc_pkts_acked": (0, 0)})
+    # user + nice + system + irq + softirq = 1 + 2 + 3 + 6 + 7
+    eq("/proc/stat busy", parse.proc_stat_busy("cpu  1 2 3 4 5 6 7 8 9 10\ncpu0 1 1 1 1 1 1 1 1\n"), 19)
+    snmp = "Ip: Forwarding DefaultTTL\nIp: 1 64\nTcp: RtoAlgorithm InSegs OutSegs\nTcp: 1 4242 17\n"
+    eq("snmp Tcp InSegs", parse.snmp_value(snmp, "Tcp", "InSegs"), 4242)
+
+
+def test_stats():
+    eq("median odd", stats.median([3, 1, 2]), 2)
+    eq("median even", stats.median([4, 1, 3, 2]), 2.5)
+    eq("median one", stats.median([7]), 7)
+    eq("median none", stats.median([]), None)
+    eq("median leaves None out", stats.median([None, 5, None]), 5)
+    eq("median of a generator", stats.median(x for x in (10, 30, 20, 40)), 25)
+    eq("mean", stats.mean([1, 2, 3, 4]), 2.5)
+    eq("mean none", stats.mean([None]), None)
+    eq("median/min/max", stats.median_min_max([5, 1, 9, 3]), (4, 1, 9))
+    eq("median/min/max none", stats.median_min_max([]), (None, None, None))
+    # P(Binomial(n, 1/2) < k) <= 2.5 %: n = 5: P(0) = 1/32 = 3.1 % > 2.5 %, no interval;
+    # n = 6: P(0) = 1/64 = 1.6 %, P(< 2) = 7/64 = 10.9 %: k = 1; n = 10: P(< 2) = 11/1024 = 1.1 %,
+    # P(< 3) = 56/1024 = 5.5 %: k = 2; n = 20: P(<= 5) = 2.07 %, P(<= 6) = 5.77 %: k = 6;
+    # n = 30: P(<= 9) = 2.14 %, P(<= 10) = 4.94 %: k = 10
+    eq("CI ranks n=5", stats.median_ci_ranks(5), None)
+    eq("CI ranks n=6", stats.median_ci_ranks(6), (1, 6))
+    eq("CI ranks n=10", stats.median_ci_ranks(10), (2, 9))
+    eq("CI ranks n=20", stats.median_ci_ranks(20), (6, 15))
+    eq("CI ranks n=30", stats.median_ci_ranks(30), (10, 21))
+    eq("CI of 1..10 shuffled (2nd and 9th)", stats.median_ci([7, 3, 10, 1, 5, None, 2, 8, 4, 9, 6]), (2, 9))
+    eq("CI of 5 values", stats.median_ci([1, 2, 3, 4, 5]), None)
+    eq("paired ratios skip b <= 0", stats.paired_ratios([2, 4, 6], [1, 0, 3]), [2.0, 2.0])
+
+
+def test_report():
+    eq("fmt None", report.fmt(None), "-")
+    eq("fmt 2 decimals", report.fmt(1.2345, 2), "1.23")
+    eq("fmt suffix", report.fmt(12.5, 1, " %"), "12.5 %")
+    eq("spread", report.spread([3, None, 1]), "1-3")
+    eq("spread none", report.spread([]), "-")
+    eq("num whole", report.num(12.0), "12")
+    eq("num 6 significant", report.num(0.123456789), "0.123457")
+    eq("num 1e6", report.num(1e6), "1000000")
+    eq("num None", report.num(None), "nan")
+    eq("row with an empty cell", report.md_row(["a", "", "b"]), "| a | | b |")
+    eq("table", report.md_table(["x", "y"], [["1", "2"]], "lr"), "| x | y |\n|---|---:|\n| 1 | 2 |")
+    eq("table all right", report.md_table(["x", "y"], [], "r"), "| x | y |\n|---:|---:|")
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "x.json")
+        report.write_json(p, {"a": [1, 2.5], "b": None})
+        with open(p) as f:
+            eq("json round trip", json.load(f), {"a": [1, 2.5], "b": None})
+
+
+def test_windows():
+    # 4 x (188 + 189) + 100 = 1608 (tests/integration/eval.bats); the veth: 4 x 67108864 / 1448 + 100
+    eq("path bound", windows.path_bound(188, 189), 1608)
+    eq("send buffer bound", windows.send_buffer_bound(67108864), 185483)
+    eq("infinite ssthresh is fine", windows.impossible(100, 2147483647, 1608), None)
+    eq("unknown ssthresh, fine cwnd", windows.impossible(100, None, 1608), None)
+    eq("ssthresh above infinite", windows.impossible(10, 2165325072, 1608),
+       "ssthresh 2165325072 > 2147483647 (TCP_INFINITE_SSTHRESH), cwnd 10")
+    eq("cwnd above", windows.impossible(1609, 100, 1608), "cwnd 1609 > bound 1608 packets")
+    eq("finite ssthresh above", windows.impossible(6, 47225792, 1608, "1608 packets = x"),
+       "ssthresh 47225792 > 1608 packets = x, cwnd 6")
+    eq("iperf message", windows.iperf_message("f.json", 3256776, 1568),
+       "IMPOSSIBLE WINDOW: f.json: snd_cwnd 3256776 packets > bound 1568 (docs/IMPOSSIBLE_WINDOWS.md)")
+    rc, out, _ = cli_run("bound", "--bdp", "188", "--buffer", "189")
+    eq("cli bound", (rc, out), (0, "1608\n"))
+    with tempfile.TemporaryDirectory() as d:
+        ok, bad, junk = (os.path.join(d, n) for n in ("ok.json", "bad.json", "junk.json"))
+        for p, cwnd in ((ok, 14480), (bad, 4715811648)):
+            with open(p, "w") as f:
+                json.dump({"end": {"streams": [{"sender": {"max_snd_cwnd": cwnd}}]}}, f)
+        with open(junk, "w") as f:
+            f.write("iperf3: error")
+        eq("cli iperf-windows ok (and not JSON: passed over)", cli_run("iperf-windows", "--bound", "1568", ok, junk)[0], 0)
+        rc, _, err = cli_run("iperf-windows", "--bound", "1568", ok, bad)
+        check("cli iperf-windows impossible", rc == 1 and f"IMPOSSIBLE WINDOW: {bad}: snd_cwnd 3256776" in err)
+
+
+def synthetic_vocab():
+    def reason(name, ends, abbrev):
+        return {"name": name, "counter": "exit_" + name, "ends_slow_start": ends, "abbrev": abbrev}
+    return {"abi_version": 2,
+            "reasons": [reason("ack_train", True, "T"), reason("delay", True, "D"), reason("loss", True, "L"),
+                        reason("css_enter", False, "E"), reason("css_exit", True, "C")],
+            "counters": [{"key": "flows_init"}] + [{"key": "exit_" + n} for n in
+                                                    ("ack_train", "delay", "loss", "css_enter", "css_exit")]}
+
+
+def test_vocab():
+    v = vocab.Vocab(synthetic_vocab())
+    eq("exits, in table order", v.exits, ["ack_train", "delay", "loss", "css_exit"])
+    eq("detector exits: all but loss", v.detector_exits, ["ack_train", "delay", "css_exit"])
+    eq("abbrev", [v.abbrev(n) for n in ("delay", "css_exit", "none", "odd")], ["D", "C", "-", "odd"])
+    eq("exit of a record: first in table order", v.exit_of({"loss": True, "delay": True, "cwnd": 5}), "delay")
+    eq("a phase change is no exit", v.exit_of({"css_enter": True}), None)
+    eq("legend", v.legend(), "T ack train, D delay, L loss, C css exit, - no exit.")
+    eq("check", v.check("css_enter"), "css_enter")
+    raises("check an unknown reason", KeyError, v.check, "nosuch")
+    doc = synthetic_vocab()
+    doc["counters"] = doc["counters"][:2]
+    raises("a reason without its counter", ValueError, vocab.Vocab, doc)
+    raises("a missing file", SystemExit, vocab.load, os.path.join(REPO, "build", "no-such-vocab.json"))
+    if os.path.exists(vocab.DEFAULT_PATH):
+        # the real one (make writes it): the reasons eval relies on, one letter each
+        real = vocab.load()
+        for n in ("ack_train", "delay", "loss", "css_enter", "css_resume", "css_exit"):
+            check(f"build/vocab.json has {n}", n in [r["name"] for r in real.reasons])
+        abbrevs = [real.abbrev(n) for n in real.exits]
+        check("build/vocab.json: one distinct letter per exit", len(set(abbrevs)) == len(abbrevs))
+
+
+for t in (test_parse_quantities, test_path, test_iperf_probe_bpftool, test_stats, test_report, test_windows,
+          test_vocab):
+    t()
+print(f"pylib: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
