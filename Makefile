@@ -134,6 +134,19 @@ test-unit: $(UNIT_TESTS) cubicctl
 test-integration: all $(DEPS_TEST)
 	$(Q)tests/run.sh integration
 
+# sudo make test-kernels: tools/kernels/suite.sh on Debian 12's 6.1 and 6.12
+# kernels in qemu (TCG), then on the host's (tools/kernels/README.md). The
+# kernel packages are kept in $${XDG_CACHE_HOME:-/var/cache}/bpf_cubic/kernels,
+# which make clean leaves alone.
+DEPS_KERNELS := $(OUT)/.deps-kernels
+$(DEPS_KERNELS): tools/deps.sh | $(OUT)
+	$(Q)tools/deps.sh kernels
+	$(Q)touch $@
+
+.PHONY: test-kernels
+test-kernels: all $(DEPS_KERNELS)
+	$(Q)tools/kernels/run.sh
+
 eval: all $(DEPS_EVAL)
 	$(Q)tools/eval/run.sh --out docs/eval --doc docs/EVALUATION.md
 

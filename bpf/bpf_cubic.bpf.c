@@ -9,13 +9,15 @@
  * Tunables are read from the tunables map on every callback and clamped there
  * (cubic_tun_*), so cubicctl or root with bpftool can change them live.
  *
- * Two struct_ops maps share the programs; cubicctl registers one of them
- * (CUBIC_DATAPATHS in include/cubic_abi.h lists them):
+ * Three struct_ops maps share the programs; cubicctl registers one of them
+ * (CUBIC_OPS_MAPS in include/cubic_abi.h lists them):
  *  - cubic_ops (datapath "exact", the default): .pkts_acked + .cong_avoid, the
  *    kernel's own structure, so the kernel does PRR, pacing and idle restart
  *    as for its cubic. Two trips through the BPF trampoline per ACK.
  *  - cubic_ops_fast (datapath "fast"): .cong_control, one trip per ACK; the
  *    program does what tcp_cong_control() would (include/tcp_ack_core.h).
+ *  - cubic_ops_fast2 (datapath "fast" before Linux 6.10, whose .cong_control
+ *    is (sk, rs)): the same with tcp_ack()'s flag derived (bc_cong_ctl2).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -527,17 +529,78 @@ static __always_inline void update_pacing_rate(struct sock *sk, const struct net
 }
 
 /*
+ * What a kernel before 6.10 (.cong_control(sk, rs): Debian 12's 6.1) does
+ * not let the fast datapath keep in the socket, kept in socket storage: snd_una
+ * as the previous ACK left it (for tcp_ack()'s flag, which such a kernel does
+ * not pass: bc_cong_ctl2), and our writes of tp->snd_cwnd_stamp, which BPF
+ * may write only from 6.10 on (before, the verifier says "no write support to
+ * tcp_sock"). The kernel reads snd_cwnd_stamp only in tcp_cwnd_validate()'s
+ * RFC 2861 check, which it skips for a .cong_control algorithm and
+ * app_limited() does instead; every write of it, the kernel's and ours, is
+ * "now", so the stamp is the later of the kernel's and ours. cubicctl sets
+ * own_cwnd_stamp for cubic_ops_fast2, the map for those kernels; the
+ * verifier prunes the branches it rules out, so that no other map's programs
+ * touch the storage or miss a write.
+ */
+const volatile bool own_cwnd_stamp = false;
+
+struct cubic_sk_store {
+	__u32 snd_una;	  /* where .init or the previous ACK left snd_una */
+	__u32 cwnd_stamp; /* jiffies, our last write of snd_cwnd_stamp */
+	__u8 una_set;
+	__u8 stamp_set;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct cubic_sk_store);
+} sk_store SEC(".maps");
+
+static __always_inline struct cubic_sk_store *sk_store_get(struct sock *sk)
+{
+	return bpf_sk_storage_get(&sk_store, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+}
+
+/* tp->snd_cwnd_stamp = now; st: sk_store_get()'s, where own_cwnd_stamp */
+static __always_inline void set_cwnd_stamp(struct sock *sk, struct cubic_sk_store *st, __u32 now)
+{
+	if (!own_cwnd_stamp) {
+		((struct tcp_sock *)sk)->snd_cwnd_stamp = now;
+	} else if (st) {
+		st->cwnd_stamp = now;
+		st->stamp_set = 1;
+	}
+}
+
+static __always_inline __u32 get_cwnd_stamp(const struct sock *sk,
+					    const struct cubic_sk_store *st)
+{
+	__u32 stamp = ((const struct tcp_sock *)sk)->snd_cwnd_stamp;
+
+	if (own_cwnd_stamp && st && st->stamp_set && (__s32)(st->cwnd_stamp - stamp) > 0)
+		return st->cwnd_stamp;
+	return stamp;
+}
+
+/*
  * A passive open sets its first pacing rate when the handshake completes,
  * right after .init (tcp_rcv_state_process(), TCP_SYN_RECV), unless the
  * algorithm has .cong_control; the ACK that completes it does not reach
  * .cong_control (nothing is in flight yet), so it is done here.
  */
-SEC("struct_ops/bc_init_fast")
-void BPF_PROG(bc_init_fast, struct sock *sk)
+static __always_inline void init_fast(struct sock *sk)
 {
 	init(sk);
 	if (sk->__sk_common.skc_state == TCP_SYN_RECV)
 		update_pacing_rate(sk, sk_net(sk));
+}
+
+SEC("struct_ops/bc_init_fast")
+void BPF_PROG(bc_init_fast, struct sock *sk)
+{
+	init_fast(sk);
 }
 
 #define TCP_INIT_CWND 10
@@ -558,7 +621,7 @@ static __always_inline __u32 init_cwnd(const struct tcp_sock *tp)
  * each ACK, reset where the kernel resets it.
  */
 static __always_inline void app_limited(struct sock *sk, const struct net *net,
-					const struct rate_sample *rs)
+					const struct rate_sample *rs, struct cubic_sk_store *st)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
@@ -573,7 +636,7 @@ static __always_inline void app_limited(struct sock *sk, const struct net *net,
 		s->cwnd_used = used;
 	now = tcp_jiffies32();
 	if (!net->ipv4.sysctl_tcp_slow_start_after_idle ||
-	    (__s32)(now - tp->snd_cwnd_stamp) < (__s32)((struct inet_connection_sock *)sk)->icsk_rto)
+	    (__s32)(now - get_cwnd_stamp(sk, st)) < (__s32)((struct inet_connection_sock *)sk)->icsk_rto)
 		return;
 	if (((struct inet_connection_sock *)sk)->icsk_ca_state == TCP_CA_Open && sk->sk_socket &&
 	    !(sk->sk_socket->flags & (1UL << SOCK_NOSPACE))) {
@@ -584,7 +647,7 @@ static __always_inline void app_limited(struct sock *sk, const struct net *net,
 		tp->snd_ssthresh = ssthresh;
 		s->cwnd_used = 0;
 	}
-	tp->snd_cwnd_stamp = now;
+	set_cwnd_stamp(sk, st, now);
 }
 
 /*
@@ -643,8 +706,12 @@ static __always_inline void undo_to_hystart_cwnd(struct sock *sk)
 	}
 }
 
-SEC("struct_ops/bc_cong_control")
-void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
+/*
+ * tcp_cong_control() for a .cong_control algorithm; flag is tcp_ack()'s; st
+ * is sk_store's (own_cwnd_stamp), or NULL.
+ */
+static __always_inline void cong_control(struct sock *sk, int flag, const struct rate_sample *rs,
+					 struct cubic_sk_store *st)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
@@ -674,12 +741,61 @@ void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struc
 	} else if (tcp_core_may_raise_cwnd(tp->reordering, net->ipv4.sysctl_tcp_reordering, flag)) {
 		/* tcp_cong_avoid() */
 		cong_avoid(sk, rs->acked_sacked);
-		tp->snd_cwnd_stamp = tcp_jiffies32();
+		set_cwnd_stamp(sk, st, tcp_jiffies32());
 	}
 
 	update_pacing_rate(sk, net);
 
-	app_limited(sk, net, rs);
+	app_limited(sk, net, rs, st);
+}
+
+/* Linux 6.10 and later: tcp_cong_control() passes tcp_ack()'s flag. */
+SEC("struct_ops/bc_cong_control")
+void BPF_PROG(bc_cong_control, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
+{
+	cong_control(sk, flag, rs, NULL);
+}
+
+#define TCP_SACK_SEEN 1 /* include/linux/tcp.h: rx_opt.sack_ok, tcp_is_sack() */
+
+/*
+ * Before 6.10 (Debian 12's 6.1), .cong_control is (sk, rs): no flag. The
+ * bits of it that cong_control() reads are derived from rs and the socket
+ * (tcp_core_ack_flag(), include/tcp_ack_core.h), with snd_una as .init or
+ * the previous ACK left it (sk_store).
+ */
+SEC("struct_ops/bc_init_fast2")
+void BPF_PROG(bc_init_fast2, struct sock *sk)
+{
+	struct cubic_sk_store *st;
+
+	init_fast(sk);
+	st = sk_store_get(sk);
+	if (st) {
+		st->snd_una = ((struct tcp_sock *)sk)->snd_una;
+		st->una_set = 1;
+	}
+}
+
+SEC("struct_ops/bc_cong_ctl2")
+void BPF_PROG(bc_cong_ctl2, struct sock *sk, const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_sk_store *st = sk_store_get(sk);
+	struct tcp_ack_seen a = {
+		.snd_una = tp->snd_una,
+		.acked_sacked = rs->acked_sacked,
+		.syn_sent = sk->__sk_common.skc_state == TCP_SYN_SENT,
+		.sack = !!(BPF_CORE_READ_BITFIELD(tp, rx_opt.sack_ok) & TCP_SACK_SEEN),
+	};
+
+	if (st) {
+		a.have_prior = st->una_set;
+		a.prior_una = st->snd_una;
+		st->snd_una = a.snd_una;
+		st->una_set = 1;
+	}
+	cong_control(sk, tcp_core_ack_flag(&a), rs, st);
 }
 
 /* 6.1-6.17 kept the write timer's deadline in icsk_timeout; 6.18 reads the timer's own expiry. */
@@ -740,7 +856,7 @@ void BPF_PROG(bc_set_state_fast, struct sock *sk, __u8 new_state)
 	undo_to_hystart_cwnd(sk);
 	if (tcp_core_end_reduction(old, new_state, tp->undo_marker, tp->snd_ssthresh)) {
 		tp->snd_cwnd = tp->snd_ssthresh;
-		tp->snd_cwnd_stamp = tcp_jiffies32();
+		set_cwnd_stamp(sk, own_cwnd_stamp ? sk_store_get(sk) : NULL, tcp_jiffies32());
 	} else if (new_state == TCP_CA_Recovery && old != TCP_CA_Recovery &&
 		   entering_recovery_from_reo_timer(sk)) {
 		struct tcp_prr r = {
@@ -781,7 +897,7 @@ void BPF_PROG(bc_cwnd_event_fast, struct sock *sk, enum tcp_ca_event event)
 		tp->snd_cwnd = tcp_core_cwnd_restart(tp->snd_cwnd, &ssthresh, in_cwnd_reduction(sk),
 						     init_cwnd(tp), idle, rto);
 		tp->snd_ssthresh = ssthresh;
-		tp->snd_cwnd_stamp = now;
+		set_cwnd_stamp(sk, own_cwnd_stamp ? sk_store_get(sk) : NULL, now);
 		ca_state(sk)->cwnd_used = 0; /* and tp->snd_cwnd_used */
 	}
 	/* the kernel never sends CA_EVENT_CWND_RESTART here: its restart is skipped */
@@ -814,12 +930,25 @@ struct tcp_congestion_ops cubic_ops_fast = {
 	.name = CUBIC_DEFAULT_NAME,
 };
 
+/* The fast datapath before Linux 6.10: the same but .init and .cong_control. */
+SEC(".struct_ops")
+struct tcp_congestion_ops cubic_ops_fast2 = {
+	.init = (void *)bc_init_fast2,
+	.release = (void *)bc_release,
+	.ssthresh = (void *)bc_recalc_ssthresh,
+	.cong_control = (void *)bc_cong_ctl2,
+	.set_state = (void *)bc_set_state_fast,
+	.undo_cwnd = (void *)bc_undo_cwnd,
+	.cwnd_event = (void *)bc_cwnd_event_fast,
+	.name = CUBIC_DEFAULT_NAME,
+};
+
 /*
- * CUBIC_DATAPATHS (include/cubic_abi.h) names each struct_ops map above and
- * the programs only it uses; cubicctl loads by those names, so each must be
- * defined here (a misspelt one fails to compile).
+ * CUBIC_OPS_MAPS (include/cubic_abi.h) names each struct_ops map above and
+ * the programs not every map uses; cubicctl loads by those names, so each
+ * must be defined here (a misspelt one fails to compile).
  */
-#define CUBIC_X_DP_CHECK(ID, name, ops, ...)                                                       \
-	_Static_assert(sizeof((const void *[]){ &ops, __VA_ARGS__ }) > 0, "datapath " name);
-CUBIC_DATAPATHS(CUBIC_X_DP_CHECK)
-#undef CUBIC_X_DP_CHECK
+#define CUBIC_X_OM_CHECK(ID, ops, args, ...)                                                       \
+	_Static_assert(sizeof((const void *[]){ &ops, __VA_ARGS__ }) > 0, "ops map " #ops);
+CUBIC_OPS_MAPS(CUBIC_X_OM_CHECK)
+#undef CUBIC_X_OM_CHECK

@@ -226,15 +226,28 @@ struct cubic_event {
 };
 
 /*
- * The datapaths: one struct_ops map each in bpf/bpf_cubic.bpf.c, of which
- * cubicctl creates only the chosen one, loading only the programs it uses.
- * X(ID, name, ops map, the programs only it uses...); the programs every
- * datapath shares are not listed.
+ * The datapaths, as --datapath names them: X(ID, name).
  */
-#define CUBIC_DATAPATHS(X)                                                                         \
-	X(EXACT, "exact", cubic_ops, bc_init, bc_cong_avoid, bc_pkts_acked, bc_set_state,         \
-	  bc_cwnd_event)                                                                           \
-	X(FAST, "fast", cubic_ops_fast, bc_init_fast, bc_cong_control, bc_set_state_fast,          \
+#define CUBIC_DATAPATHS(X) X(EXACT, "exact") X(FAST, "fast")
+
+/*
+ * Their struct_ops maps in bpf/bpf_cubic.bpf.c, of which cubicctl creates only
+ * one, loading only the programs it uses. A datapath whose .cong_control has
+ * another prototype on older kernels has a map for each: cubicctl takes the
+ * one whose number of arguments is that of the running kernel's
+ * tcp_congestion_ops.cong_control (its BTF); 0: the map has no .cong_control
+ * and suits every kernel. X(datapath ID, ops map, cong_control arguments, the
+ * programs not every map uses...). The first map of a datapath is the one
+ * for the newest kernels. Kernel names are cut at 15 characters
+ * (BPF_OBJ_NAME_LEN): each map's and program's name is distinct within them.
+ */
+#define CUBIC_OPS_MAPS(X)                                                                          \
+	X(EXACT, cubic_ops, 0, bc_init, bc_cong_avoid, bc_pkts_acked, bc_set_state, bc_cwnd_event) \
+	/* Linux 6.10+: cong_control(sk, ack, flag, rs) */                                         \
+	X(FAST, cubic_ops_fast, 4, bc_init_fast, bc_cong_control, bc_set_state_fast,               \
+	  bc_cwnd_event_fast)                                                                      \
+	/* before 6.10 (Debian 12's 6.1): cong_control(sk, rs) */                                  \
+	X(FAST, cubic_ops_fast2, 2, bc_init_fast2, bc_cong_ctl2, bc_set_state_fast,                \
 	  bc_cwnd_event_fast)
 
 #include "cubic_tunables.h"

@@ -24,6 +24,11 @@
  *   tcp_rcv_state_process(): a passive open's first pacing rate (done in
  *                         .init, see bc_init_fast)
  *
+ * Linux 6.1 does the same around a .cong_control algorithm (Debian 12's
+ * 6.1.0 and 6.12 have each of these callers and tcp_cwnd_reduction() alike),
+ * but its .cong_control is (sk, rs): no tcp_ack() flag, which
+ * tcp_core_ack_flag() derives.
+ *
  * One difference cannot be avoided: the kernel calls .pkts_acked (the RTT
  * sample, HyStart) before tcp_fastretrans_alert() and .cong_avoid after it;
  * .cong_control runs after it. On the one ACK that starts a recovery, the
@@ -154,6 +159,62 @@ static inline int tcp_core_undoing(__u8 old, __u8 new_state, __u32 undo_marker)
 {
 	return !undo_marker && (old == TCP_CORE_CA_CWR || old == TCP_CORE_CA_RECOVERY) &&
 	       (new_state == TCP_CORE_CA_OPEN || new_state == TCP_CORE_CA_DISORDER);
+}
+
+/*
+ * tcp_ack()'s flag, for a kernel whose .cong_control is (sk, rs) (before
+ * Linux 6.10; net/ipv4/tcp_input.c of Debian 12's 6.1 is read here): the bits
+ * that tcp_core_may_raise_cwnd() and tcp_core_prr_cwnd() read, derived from
+ * what such a kernel gives. tcp_ack() calls tcp_cong_control() with
+ * acked_sacked = rs->acked_sacked and the flag it collected; 6.10 only added
+ * the flag (and ack) to .cong_control's arguments.
+ *
+ *  FLAG_SND_UNA_ADVANCED: the ACK moved snd_una. Only tcp_ack() moves it once
+ *    a flow's .init has run (an active open's SYN-ACK moves it before .init;
+ *    a passive open's handshake writes it after .init with the value it has
+ *    already), and every ACK that moves it reaches .cong_control (snd_una
+ *    cannot move with nothing in flight, tcp_ack()'s only way out between the
+ *    two). So it is set when snd_una differs from where .init or the previous
+ *    ACK left it.
+ *  FLAG_DATA_ACKED, FLAG_SYN_ACKED: tcp_clean_rtx_queue() sets one for every
+ *    segment the ACK takes off the queue: SYN_ACKED for the SYN (an active
+ *    open's first ACK, seen in SYN-SENT), DATA_ACKED for data. Here an ACK
+ *    that moved snd_una acked data. One case differs: a cumulative ACK that
+ *    ends inside a segment takes none off (the kernel sets SND_UNA_ADVANCED
+ *    alone); a receiver ACKs whole segments unless a middlebox resegments.
+ *  FLAG_DATA_SACKED: new SACK blocks. rs->acked_sacked counts the packets the
+ *    ACK newly delivered, cumulatively or by SACK (tcp_newly_delivered());
+ *    when snd_una did not move, each was SACKed. When it moved, DATA_ACKED is
+ *    set and FLAG_FORWARD_PROGRESS, the only reader of DATA_SACKED, has no
+ *    need of it. Without SACK (a Reno duplicate ACK also counts as delivered)
+ *    it is never set, as in the kernel.
+ *
+ * Without the previous snd_una (the socket storage could not be had), an ACK
+ * that delivered something is taken to have moved snd_una.
+ */
+struct tcp_ack_seen {
+	__u32 snd_una;	    /* tp->snd_una, after this ACK */
+	__u32 prior_una;    /* where .init or the previous ACK left it (have_prior) */
+	__u32 acked_sacked; /* rs->acked_sacked */
+	__u8 have_prior;
+	__u8 syn_sent; /* sk_state is TCP_SYN_SENT: the SYN-ACK of an active open */
+	__u8 sack;     /* tcp_is_sack() */
+};
+
+static inline int tcp_core_ack_flag(const struct tcp_ack_seen *a)
+{
+	int moved;
+
+	/* tcp_rcv_synsent_state_process() takes only an ACK that moves snd_una */
+	if (a->syn_sent)
+		return TCP_FLAG_SYN_ACKED | TCP_FLAG_SND_UNA_ADVANCED;
+	if (a->have_prior)
+		moved = (__s32)(a->snd_una - a->prior_una) > 0;
+	else
+		moved = a->acked_sacked > 0;
+	if (moved)
+		return TCP_FLAG_DATA_ACKED | TCP_FLAG_SND_UNA_ADVANCED;
+	return a->sack && a->acked_sacked > 0 ? TCP_FLAG_DATA_SACKED : 0;
 }
 
 /*

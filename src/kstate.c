@@ -27,8 +27,9 @@ int instance_datapath(const struct instance *in)
 /*
  * Where the kernel keeps a tcp_congestion_ops struct_ops map's state and name,
  * read from vmlinux BTF as bpftool does: the map's value is
- * struct bpf_struct_ops_tcp_congestion_ops { common (refcnt, state); data },
- * data being the struct tcp_congestion_ops with name[TCP_CA_NAME_MAX].
+ * struct bpf_struct_ops_tcp_congestion_ops { common (refcnt, state); data }
+ * (6.1: refcnt and state in place of common), data being the struct
+ * tcp_congestion_ops with name[TCP_CA_NAME_MAX].
  */
 struct ops_layout {
 	__u32 value_type_id; /* what bpf_map_info.btf_vmlinux_value_type_id must be */
@@ -112,7 +113,7 @@ static const struct ops_layout *ops_layout(void)
 {
 	static struct ops_layout l;
 	static int done; /* 1: l is valid, -1: can't be had */
-	__u32 common_off, common_t, state_off, state_t, data_off, data_t, name_off, name_t;
+	__u32 common_off = 0, common_t, state_off, state_t, data_off, data_t, name_off, name_t;
 	struct btf *btf;
 	__s32 id;
 
@@ -123,8 +124,12 @@ static const struct ops_layout *ops_layout(void)
 	if (!btf)
 		return NULL;
 	id = btf__find_by_name_kind(btf, "bpf_struct_ops_tcp_congestion_ops", BTF_KIND_STRUCT);
-	if (id > 0 && !member_off(btf, (__u32)id, "common", &common_off, &common_t) &&
-	    !member_off(btf, common_t, "state", &state_off, &state_t) &&
+	if (id > 0 && member_off(btf, (__u32)id, "common", &common_off, &common_t)) {
+		/* older kernels (6.1: BPF_STRUCT_OPS_COMMON_VALUE): state is the value's own */
+		common_off = 0;
+		common_t = (__u32)id;
+	}
+	if (id > 0 && !member_off(btf, common_t, "state", &state_off, &state_t) &&
 	    btf__resolve_size(btf, state_t) == sizeof(__u32) &&
 	    !member_off(btf, (__u32)id, "data", &data_off, &data_t) &&
 	    !member_off(btf, data_t, "name", &name_off, &name_t) &&

@@ -31,36 +31,35 @@ static int pin_map(struct bpf_map *map, const char *name, const char *pin)
 }
 
 /*
- * Only the chosen datapath's struct_ops map is created, and only the programs
- * it uses are loaded (CUBIC_DATAPATHS). Returns that map, or NULL with errno
- * set (ENOENT: the table names a map or program the object lacks).
+ * Only the chosen struct_ops map is created, and only the programs it uses
+ * are loaded (CUBIC_OPS_MAPS). Returns that map, or NULL with errno set
+ * (ENOENT: the table names a map or program the object lacks).
  */
-static struct bpf_map *select_datapath(struct bpf_cubic_bpf *skel, enum datapath dp)
+static struct bpf_map *select_ops_map(struct bpf_cubic_bpf *skel, enum ops_map chosen)
 {
 	struct bpf_object *obj = skel->obj;
 	struct bpf_map *ops = NULL;
 	char name[64];
 	int err = 0;
 
-	for (int i = 0; i < DATAPATH_COUNT && !err; i++) {
-		struct bpf_map *map = bpf_object__find_map_by_name(obj, datapaths[i].ops_map);
-		const char *p = datapaths[i].progs;
+	for (int i = 0; i < OPS_MAP_COUNT && !err; i++) {
+		struct bpf_map *map = bpf_object__find_map_by_name(obj, ops_maps[i].name);
+		const char *p = ops_maps[i].progs;
 
 		if (!map) {
 			err = -ENOENT;
 			break;
 		}
-		if (i == (int)dp) {
+		if (i == (int)chosen)
 			ops = map;
-			continue;
-		}
-		err = bpf_map__set_autocreate(map, false);
+		else
+			err = bpf_map__set_autocreate(map, false);
 		while (!err && datapath_next_prog(&p, name, sizeof(name))) {
 			struct bpf_program *prog = bpf_object__find_program_by_name(obj, name);
 
 			if (!prog)
 				err = -ENOENT;
-			else if (!datapath_uses(dp, name))
+			else if (!ops_map_uses(chosen, name))
 				err = bpf_program__set_autoload(prog, false);
 		}
 	}
@@ -83,13 +82,19 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 	void *elf = NULL;
 	bool pinned = false;
 	__u32 zero = 0;
-	int err;
+	int cc_args = kstate_cong_control_args(), map, err;
 
-	/* bc_cong_control is (sk, ack, flag, rs): refuse before anything is made */
-	if (dp == DATAPATH_FAST && kstate_cong_control_args() != 4) {
-		errmsg("the fast datapath needs tcp_congestion_ops.cong_control(sk, ack, flag, rs), "
-		       "which Linux has from 6.10 (this kernel's takes %d arguments); use "
-		       "--datapath exact", kstate_cong_control_args());
+	/* the map whose .cong_control fits this kernel's prototype (its BTF) */
+	map = ops_map_for(dp, cc_args);
+	if (map < 0) {
+		if (cc_args < 0)
+			errmsg("the %s datapath needs to know tcp_congestion_ops.cong_control's "
+			       "prototype, which this kernel's BTF does not give; use --datapath exact",
+			       datapath_str(dp));
+		else
+			errmsg("the %s datapath knows tcp_congestion_ops.cong_control(sk, rs) "
+			       "(Linux 4.9 to 6.9) and (sk, ack, flag, rs) (6.10 on); this kernel's "
+			       "takes %d arguments; use --datapath exact", datapath_str(dp), cc_args);
 		return -EOPNOTSUPP;
 	}
 	skel = calloc(1, sizeof(*skel));
@@ -105,7 +110,7 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 		goto out;
 	}
 	memcpy(elf, skel->skeleton->data, skel->skeleton->data_sz);
-	err = objpatch_ops_name(elf, skel->skeleton->data_sz, name, DATAPATH_COUNT);
+	err = objpatch_ops_name(elf, skel->skeleton->data_sz, name, OPS_MAP_COUNT);
 	if (err) {
 		errmsg("can't set the name in the BPF object: its .struct_ops section has no "
 		       "'%s' placeholder", CUBIC_DEFAULT_NAME);
@@ -119,7 +124,12 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 		goto out;
 	}
 	memcpy((char *)skel->rodata->instance_name, name, strnlen(name, CUBIC_NAME_MAX - 1));
-	ops = select_datapath(skel, dp);
+	/*
+	 * Linux 6.10 gave .cong_control its 4 arguments and let BPF write
+	 * tp->snd_cwnd_stamp; before, the fast datapath keeps its own stamp.
+	 */
+	skel->rodata->own_cwnd_stamp = ops_maps[map].cc_args == 2;
+	ops = select_ops_map(skel, (enum ops_map)map);
 	if (!ops) {
 		err = -errno;
 		errmsg("can't select the %s datapath: %s", datapath_str(dp), strerror(errno));

@@ -80,9 +80,15 @@ const char *reasons_help(char *buf, size_t len)
 }
 
 const struct datapath_desc datapaths[DATAPATH_COUNT] = {
-#define CUBIC_X_DP(ID, n, ops, ...) [DATAPATH_##ID] = { n, #ops, #__VA_ARGS__ },
+#define CUBIC_X_DP(ID, n) [DATAPATH_##ID] = { n },
 	CUBIC_DATAPATHS(CUBIC_X_DP)
 #undef CUBIC_X_DP
+};
+
+const struct ops_map_desc ops_maps[OPS_MAP_COUNT] = {
+#define CUBIC_X_OM(ID, ops, args, ...) [OPS_MAP_##ops] = { DATAPATH_##ID, #ops, args, #__VA_ARGS__ },
+	CUBIC_OPS_MAPS(CUBIC_X_OM)
+#undef CUBIC_X_OM
 };
 
 const char *datapath_str(enum datapath dp)
@@ -100,9 +106,9 @@ int datapath_parse(const char *s)
 
 int datapath_of_map(const char *map_name)
 {
-	for (int i = 0; i < DATAPATH_COUNT; i++)
-		if (!strcmp(map_name, datapaths[i].ops_map))
-			return i;
+	for (int i = 0; i < OPS_MAP_COUNT; i++)
+		if (!strcmp(map_name, ops_maps[i].name))
+			return (int)ops_maps[i].dp;
 	return -1;
 }
 
@@ -115,6 +121,14 @@ const char *datapath_names(const char *sep, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? sep : "",
 					datapaths[i].name);
 	return buf;
+}
+
+int ops_map_for(enum datapath dp, int cc_args)
+{
+	for (int i = 0; i < OPS_MAP_COUNT; i++)
+		if (ops_maps[i].dp == dp && (!ops_maps[i].cc_args || ops_maps[i].cc_args == cc_args))
+			return i;
+	return -1;
 }
 
 bool datapath_next_prog(const char **p, char *buf, size_t len)
@@ -133,9 +147,9 @@ bool datapath_next_prog(const char **p, char *buf, size_t len)
 	return true;
 }
 
-bool datapath_uses(enum datapath dp, const char *prog)
+bool ops_map_uses(enum ops_map map, const char *prog)
 {
-	const char *p = datapaths[dp].progs;
+	const char *p = ops_maps[map].progs;
 	char name[64];
 
 	while (datapath_next_prog(&p, name, sizeof(name)))
@@ -144,10 +158,26 @@ bool datapath_uses(enum datapath dp, const char *prog)
 	return false;
 }
 
-void vocab_json(struct json *j)
+static void ops_map_json(struct json *j, int m, bool programs_only)
 {
+	const char *p = ops_maps[m].progs;
 	char prog[64];
 
+	if (!programs_only) {
+		json_obj_open(j, NULL);
+		json_str(j, "ops_map", ops_maps[m].name);
+		json_u64(j, "cong_control_args", (__u64)ops_maps[m].cc_args);
+	}
+	json_arr_open(j, "programs");
+	while (datapath_next_prog(&p, prog, sizeof(prog)))
+		json_str(j, NULL, prog);
+	json_arr_close(j);
+	if (!programs_only)
+		json_obj_close(j);
+}
+
+void vocab_json(struct json *j)
+{
 	json_obj_open(j, NULL);
 	json_u64(j, "abi_version", CUBIC_ABI_VERSION);
 	json_arr_open(j, "reasons");
@@ -178,16 +208,23 @@ void vocab_json(struct json *j)
 		json_obj_close(j);
 	}
 	json_arr_close(j);
+	/* ops_map and programs: the datapath's map for the newest kernels; ops_maps: all */
 	json_arr_open(j, "datapaths");
 	for (int i = 0; i < DATAPATH_COUNT; i++) {
-		const char *p = datapaths[i].progs;
+		int first = -1;
 
+		for (int m = OPS_MAP_COUNT - 1; m >= 0; m--)
+			if (ops_maps[m].dp == (enum datapath)i)
+				first = m;
 		json_obj_open(j, NULL);
 		json_str(j, "name", datapaths[i].name);
-		json_str(j, "ops_map", datapaths[i].ops_map);
-		json_arr_open(j, "programs");
-		while (datapath_next_prog(&p, prog, sizeof(prog)))
-			json_str(j, NULL, prog);
+		json_str(j, "ops_map", first >= 0 ? ops_maps[first].name : "");
+		if (first >= 0)
+			ops_map_json(j, first, true);
+		json_arr_open(j, "ops_maps");
+		for (int m = 0; m < OPS_MAP_COUNT; m++)
+			if (ops_maps[m].dp == (enum datapath)i)
+				ops_map_json(j, m, false);
 		json_arr_close(j);
 		json_obj_close(j);
 	}

@@ -61,7 +61,7 @@ const char *reasons_help(char *buf, size_t len);
 /* The reasons, counters and datapaths as one JSON object, for tools/. */
 void vocab_json(struct json *j);
 
-/* Which struct_ops map an instance registers (CUBIC_DATAPATHS). */
+/* How the kernel calls an instance on each ACK (CUBIC_DATAPATHS). */
 enum datapath {
 #define CUBIC_X_DP(ID, ...) DATAPATH_##ID,
 	CUBIC_DATAPATHS(CUBIC_X_DP)
@@ -70,26 +70,46 @@ enum datapath {
 };
 
 struct datapath_desc {
-	const char *name;    /* --datapath NAME */
-	const char *ops_map; /* its struct_ops map in bpf/bpf_cubic.bpf.c */
-	const char *progs;   /* the programs only it uses: "a, b, c" */
+	const char *name; /* --datapath NAME */
 };
 
 extern const struct datapath_desc datapaths[DATAPATH_COUNT];
 
+/* The struct_ops maps of the datapaths (CUBIC_OPS_MAPS), in table order. */
+enum ops_map {
+#define CUBIC_X_OM(dp, ops, ...) OPS_MAP_##ops,
+	CUBIC_OPS_MAPS(CUBIC_X_OM)
+#undef CUBIC_X_OM
+	OPS_MAP_COUNT,
+};
+
+struct ops_map_desc {
+	enum datapath dp;
+	const char *name;  /* the struct_ops map in bpf/bpf_cubic.bpf.c */
+	int cc_args;	   /* cong_control's arguments on the kernels it is for; 0: any kernel */
+	const char *progs; /* the programs not every map uses: "a, b, c" */
+};
+
+extern const struct ops_map_desc ops_maps[OPS_MAP_COUNT];
+
 const char *datapath_str(enum datapath dp);
 /* A datapath's name to enum datapath, -1 for anything else. */
 int datapath_parse(const char *s);
-/* An ops map name to enum datapath, -1 if not ours. */
+/* An ops map name to its enum datapath, -1 if not ours. */
 int datapath_of_map(const char *map_name);
 /* The datapaths' names joined by sep: "exact, fast". */
 const char *datapath_names(const char *sep, char *buf, size_t len);
 /*
- * The next program in a datapath's list: copies it to buf and moves *p past
- * it; false at the end. Start with *p = datapaths[dp].progs.
+ * The ops map of datapath dp for a kernel whose tcp_congestion_ops.cong_control
+ * takes cc_args arguments (-1: unknown); -1 if dp has none for it.
+ */
+int ops_map_for(enum datapath dp, int cc_args);
+/*
+ * The next program in a map's list: copies it to buf and moves *p past it;
+ * false at the end. Start with *p = ops_maps[map].progs.
  */
 bool datapath_next_prog(const char **p, char *buf, size_t len);
-/* Whether datapath dp uses program prog by itself. */
-bool datapath_uses(enum datapath dp, const char *prog);
+/* Whether ops map map lists program prog. */
+bool ops_map_uses(enum ops_map map, const char *prog);
 
 #endif /* CUBICCTL_VOCAB_H */

@@ -2,7 +2,8 @@
 /*
  * Host tests of include/tcp_ack_core.h, what the fast datapath re-does of the
  * kernel's tcp_cong_control(): PRR (RFC 6937) step by step and over a whole
- * recovery, the pacing rate, tcp_may_raise_cwnd() and the restart after idle.
+ * recovery, the pacing rate, tcp_may_raise_cwnd(), the restart after idle, and
+ * tcp_ack()'s flag as a kernel before 6.10 does not pass it.
  * The expected values are worked out by hand from RFC 6937 and the kernel's
  * formulas, not by calling the functions under test.
  */
@@ -144,6 +145,49 @@ TEST(may_raise_cwnd)
 	CHECK(tcp_core_may_raise_cwnd(4, 3, TCP_FLAG_DATA_SACKED), "sack, high reordering");
 	CHECK(tcp_core_may_raise_cwnd(4, 3, TCP_FLAG_SYN_ACKED), "syn, high reordering");
 	CHECK(!tcp_core_may_raise_cwnd(4, 3, TCP_FLAG_SND_UNA_ADVANCED), "una only");
+}
+
+/* The flag a (sk, rs) .cong_control (Linux before 6.10) does not get. */
+TEST(ack_flag_before_6_10)
+{
+	struct tcp_ack_seen a = { .prior_una = 1000, .have_prior = 1, .sack = 1 };
+	const int una_data = TCP_FLAG_DATA_ACKED | TCP_FLAG_SND_UNA_ADVANCED;
+
+	/* a cumulative ACK of two segments */
+	a.snd_una = 3000, a.acked_sacked = 2;
+	CHECK_EQ(tcp_core_ack_flag(&a), una_data);
+	/* and across the wrap of the sequence space */
+	a.prior_una = 0xfffffc00u, a.snd_una = 0x400;
+	CHECK_EQ(tcp_core_ack_flag(&a), una_data);
+	/* the cumulative part moved snd_una, the SACKed part does not change that */
+	a.prior_una = 1000, a.snd_una = 2000, a.acked_sacked = 5;
+	CHECK_EQ(tcp_core_ack_flag(&a), una_data);
+	/* snd_una still: what was delivered was SACKed */
+	a.snd_una = 1000, a.acked_sacked = 3;
+	CHECK_EQ(tcp_core_ack_flag(&a), TCP_FLAG_DATA_SACKED);
+	/* a duplicate ACK with nothing new */
+	a.acked_sacked = 0;
+	CHECK_EQ(tcp_core_ack_flag(&a), 0);
+	/* without SACK a duplicate ACK counts as delivered (Reno): no SACK flag */
+	a.sack = 0, a.acked_sacked = 1;
+	CHECK_EQ(tcp_core_ack_flag(&a), 0);
+	/* an old ACK: snd_una never moves back, no flag either */
+	a.sack = 1, a.acked_sacked = 0, a.snd_una = 900;
+	CHECK_EQ(tcp_core_ack_flag(&a), 0);
+	/* an active open's SYN-ACK, before .init has run */
+	a.syn_sent = 1, a.have_prior = 0, a.acked_sacked = 1;
+	CHECK_EQ(tcp_core_ack_flag(&a), TCP_FLAG_SYN_ACKED | TCP_FLAG_SND_UNA_ADVANCED);
+	/* no prior snd_una known: delivered counts as acked */
+	a.syn_sent = 0, a.acked_sacked = 2;
+	CHECK_EQ(tcp_core_ack_flag(&a), una_data);
+	a.acked_sacked = 0;
+	CHECK_EQ(tcp_core_ack_flag(&a), 0);
+	/* what cong_control() makes of it: cwnd grows on acked data only */
+	a.have_prior = 1, a.prior_una = 1000, a.snd_una = 1000, a.acked_sacked = 3;
+	CHECK(!tcp_core_may_raise_cwnd(3, 3, tcp_core_ack_flag(&a)), "sack only");
+	CHECK(tcp_core_may_raise_cwnd(4, 3, tcp_core_ack_flag(&a)), "sack, high reordering");
+	a.snd_una = 4000;
+	CHECK(tcp_core_may_raise_cwnd(3, 3, tcp_core_ack_flag(&a)), "acked");
 }
 
 TEST(current_ssthresh)
@@ -295,6 +339,7 @@ int main(void)
 	RUN(prr_whole_recovery);
 	RUN(pacing_rate_ratios);
 	RUN(may_raise_cwnd);
+	RUN(ack_flag_before_6_10);
 	RUN(current_ssthresh);
 	RUN(restart_after_idle);
 	RUN(app_limited_decay);

@@ -102,6 +102,22 @@ TEST(words)
 	CHECK(strstr(buf, "; HyStart++: css_enter, css_resume, css_exit"), "%s", buf);
 }
 
+/*
+ * The kernel keeps 15 characters of a program's name (BPF_OBJ_NAME_LEN), and
+ * bpftool shows those: no two programs of the table may share them.
+ */
+static bool prog_name_distinct(const char *prog)
+{
+	char other[64];
+	const char *p;
+
+	for (int k = 0; k < OPS_MAP_COUNT; k++)
+		for (p = ops_maps[k].progs; datapath_next_prog(&p, other, sizeof(other));)
+			if (strcmp(other, prog) && !strncmp(other, prog, 15))
+				return false;
+	return true;
+}
+
 TEST(datapath_table)
 {
 	char buf[64];
@@ -112,31 +128,50 @@ TEST(datapath_table)
 	CHECK_EQ(datapath_parse("exact"), DATAPATH_EXACT);
 	CHECK_EQ(datapath_parse("fast"), DATAPATH_FAST);
 	CHECK_EQ(datapath_parse("Fast"), -1);
+	CHECK_EQ(datapath_parse("fast2"), -1);
 	CHECK_EQ(datapath_of_map("cubic_ops_fast"), DATAPATH_FAST);
+	CHECK_EQ(datapath_of_map("cubic_ops_fast2"), DATAPATH_FAST);
 	CHECK_EQ(datapath_of_map("cubic_ops"), DATAPATH_EXACT);
 	CHECK_EQ(datapath_of_map("cubic_op"), -1);
 	CHECK(!strcmp(datapath_str((enum datapath)DATAPATH_COUNT), "?"), "out of range");
-	for (int i = 0; i < DATAPATH_COUNT; i++) {
+	for (int i = 0; i < DATAPATH_COUNT; i++)
 		CHECK_EQ(datapath_parse(datapath_str((enum datapath)i)), i);
-		CHECK_EQ(datapath_of_map(datapaths[i].ops_map), i);
+	for (int i = 0; i < OPS_MAP_COUNT; i++) {
+		const struct ops_map_desc *m = &ops_maps[i];
+
+		CHECK_EQ(datapath_of_map(m->name), (int)m->dp);
+		/* the kernel keeps 15 characters of a map's or program's name */
+		CHECK(strlen(m->name) <= 15, "%s", m->name);
 		n = 0;
-		for (p = datapaths[i].progs; datapath_next_prog(&p, buf, sizeof(buf)); n++) {
+		for (p = m->progs; datapath_next_prog(&p, buf, sizeof(buf)); n++) {
 			CHECK(!strncmp(buf, "bc_", 3), "%s", buf);
-			CHECK(datapath_uses((enum datapath)i, buf), "%s", buf);
-			/* "only it uses": no other datapath lists it */
-			for (int k = 0; k < DATAPATH_COUNT; k++)
-				CHECK(k == i || !datapath_uses((enum datapath)k, buf), "%s", buf);
+			CHECK(prog_name_distinct(buf), "%s", buf);
+			CHECK(ops_map_uses((enum ops_map)i, buf), "%s", buf);
+			/* "not every map uses": no map of another datapath lists it */
+			for (int k = 0; k < OPS_MAP_COUNT; k++)
+				CHECK(ops_maps[k].dp == m->dp || !ops_map_uses((enum ops_map)k, buf),
+				      "%s", buf);
 		}
-		CHECK(n > 0, "%s lists no programs", datapaths[i].name);
+		CHECK(n > 0, "%s lists no programs", m->name);
 	}
-	p = datapaths[DATAPATH_EXACT].progs;
+	/* which map a kernel gets: exact everywhere, fast by cong_control's prototype */
+	CHECK_EQ(ops_map_for(DATAPATH_EXACT, 4), OPS_MAP_cubic_ops);
+	CHECK_EQ(ops_map_for(DATAPATH_EXACT, 2), OPS_MAP_cubic_ops);
+	CHECK_EQ(ops_map_for(DATAPATH_EXACT, -1), OPS_MAP_cubic_ops);
+	CHECK_EQ(ops_map_for(DATAPATH_FAST, 4), OPS_MAP_cubic_ops_fast);
+	CHECK_EQ(ops_map_for(DATAPATH_FAST, 2), OPS_MAP_cubic_ops_fast2);
+	CHECK_EQ(ops_map_for(DATAPATH_FAST, 3), -1);
+	CHECK_EQ(ops_map_for(DATAPATH_FAST, -1), -1);
+	CHECK(ops_map_uses(OPS_MAP_cubic_ops_fast2, "bc_set_state_fast"), "shared by both fast maps");
+	CHECK(!ops_map_uses(OPS_MAP_cubic_ops_fast2, "bc_cong_control"), "the 4-argument program");
+	p = ops_maps[OPS_MAP_cubic_ops].progs;
 	CHECK(datapath_next_prog(&p, buf, sizeof(buf)) && !strcmp(buf, "bc_init"), "%s", buf);
 	CHECK(datapath_next_prog(&p, buf, sizeof(buf)) && !strcmp(buf, "bc_cong_avoid"), "%s",
 	      buf);
-	CHECK(!datapath_uses(DATAPATH_EXACT, "bc_init_fast"), "prefix is not a match");
+	CHECK(!ops_map_uses(OPS_MAP_cubic_ops, "bc_init_fast"), "prefix is not a match");
 }
 
-/* The placeholder name in build/bpf_cubic.bpf.o, once per datapath's ops map. */
+/* The placeholder name in build/bpf_cubic.bpf.o, once per ops map. */
 TEST(objpatch)
 {
 	FILE *f = fopen("build/bpf_cubic.bpf.o", "rb");
@@ -157,10 +192,10 @@ TEST(objpatch)
 	fclose(f);
 	if (!obj)
 		return;
-	CHECK_EQ(objpatch_ops_name(obj, (size_t)sz, "bc_test", DATAPATH_COUNT), 0);
+	CHECK_EQ(objpatch_ops_name(obj, (size_t)sz, "bc_test", OPS_MAP_COUNT), 0);
 	/* the placeholder is gone: a second patch finds none */
-	CHECK_EQ(objpatch_ops_name(obj, (size_t)sz, "bc_again", DATAPATH_COUNT), -ENOENT);
-	CHECK_EQ(objpatch_ops_name(obj, 64, "x", DATAPATH_COUNT), -EINVAL);
+	CHECK_EQ(objpatch_ops_name(obj, (size_t)sz, "bc_again", OPS_MAP_COUNT), -ENOENT);
+	CHECK_EQ(objpatch_ops_name(obj, 64, "x", OPS_MAP_COUNT), -EINVAL);
 	free(obj);
 }
 

@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot one Debian kernel in qemu (TCG) on the host's root filesystem and run
+# tools/kernels/suite.sh in it.
+#
+#   tools/kernels/boot.sh KDIR OUT
+#
+# KDIR is a folder of tools/kernels/fetch.sh; OUT (created, emptied) gets the
+# initramfs, the guest's console, logs and dmesg. Prints the suite's lines
+# (one per check); exits with its status, 1 if the guest gave none.
+# BCTK_TIMEOUT (default 600 s) bounds the whole guest run; BCTK_SMP (2) and
+# BCTK_MEM (2048 MB) size it. BCTK_RUN (default tools/kernels/guest.sh) is
+# what the guest runs, with OUT as its argument: a script of your own there
+# is a shell in the guest, with no suite.rc (the "boot" line then fails).
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+KDIR=$(cd "${1:?usage: boot.sh KDIR OUT}" && pwd)
+OUT=${2:?usage: boot.sh KDIR OUT}
+TIMEOUT=${BCTK_TIMEOUT:-600}
+RUN=${BCTK_RUN:-$REPO/tools/kernels/guest.sh}
+
+read -r _ _ kver <"$KDIR/package"
+rm -rf "$OUT"
+mkdir -p "$OUT"/initramfs/{bin,lib/modules,proc,sys,dev,lower,upper,newroot}
+OUT=$(cd "$OUT" && pwd)
+ir=$OUT/initramfs
+cp /bin/busybox "$ir/bin/busybox"
+cp "$KDIR"/modules/*.ko "$ir/lib/modules/"
+cp "$REPO/tools/kernels/init" "$ir/init"
+(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT/initramfs.cpio.gz"
+rm -rf "$ir"
+printf 'REPO=%q\nKDIR=%q\nLABEL=%q\n' "$REPO" "$KDIR" "$kver" >"$OUT/guest.env"
+
+start=$(date +%s)
+qrc=0
+timeout --kill-after=10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max \
+	-smp "${BCTK_SMP:-2}" -m "${BCTK_MEM:-2048}" -nographic -no-reboot -nic none \
+	-kernel "$KDIR/boot/vmlinuz-$kver" -initrd "$OUT/initramfs.cpio.gz" \
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 bctk.run=$RUN bctk.out=$OUT" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$OUT,mount_tag=bctkout,security_model=none" \
+	</dev/null >"$OUT/console.log" 2>&1 || qrc=$?
+echo "$kver: guest ran $(( $(date +%s) - start )) s (qemu exit $qrc; logs in $OUT)" >&2
+
+[ -f "$OUT/suite.out" ] && cat "$OUT/suite.out"
+if [ ! -f "$OUT/suite.rc" ]; then
+	why="no result from the guest"
+	[ "$qrc" -eq 124 ] && why="the guest did not finish within $TIMEOUT s"
+	printf '%-24s %-16s FAIL: %s (console: %s)\n' "$kver" boot "$why" \
+		"$(grep -a . "$OUT/console.log" | tail -n 1)"
+	exit 1
+fi
+exit "$(cat "$OUT/suite.rc")"

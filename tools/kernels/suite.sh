@@ -1,0 +1,296 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The checks `make test-kernels` runs on each kernel: in a qemu guest
+# (tools/kernels/guest.sh) and on the host itself, with the real ./cubicctl.
+#
+#   tools/kernels/suite.sh [--label LABEL] [--log FILE]
+#
+# For each datapath (exact, fast), with an instance of its own (bctk<pid>e,
+# bctk<pid>f): it loads, carries an iperf3 flow over a veth pair, carries one
+# over the same pair with 1% of the data segments dropped (no impossible window,
+# a slow-start exit counted), `trace --json --count 1` delivers a record with
+# plausible fields, set/get round-trip, a bad value exits 2 and changes
+# nothing, unload leaves no struct_ops and no pin. Then: no warning in dmesg
+# since the suite began. One line per check on stdout, "LABEL CHECK ok" or
+# "LABEL CHECK FAIL: why"; the details in FILE. Exit 1 if any check failed.
+#
+# Never touches an instance it did not load (a user's bpf_cubic stays as it is).
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=../lib/netns.sh
+. "$REPO/tools/lib/netns.sh"
+
+LABEL=$(uname -r)
+LOG=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--label) LABEL=${2:?--label needs a value}; shift 2 ;;
+	--log) LOG=${2:?--log needs a value}; shift 2 ;;
+	*) echo "suite.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+done
+
+[ "$(id -u)" -eq 0 ] || { echo "suite.sh: must be run as root" >&2; exit 1; }
+[ -x "$CUBICCTL" ] || { echo "suite.sh: $CUBICCTL is not built: run make first" >&2; exit 1; }
+mountpoint -q /sys/fs/bpf || { echo "suite.sh: bpffs is not mounted at /sys/fs/bpf" >&2; exit 1; }
+
+P=bctk$(printf '%05d' $(($$ % 100000)))
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/bctk.XXXXXX")
+LOG=${LOG:-$TMP/suite.log}
+: >"$LOG"
+PORT=5201
+SECS=3
+RATE=1G	# a cap, so the host's other work keeps a core
+BOUND=
+TRACE_PID=
+DMESG_START=$(dmesg 2>/dev/null | wc -l)
+failed=0
+
+cleanup() {
+	[ -z "$TRACE_PID" ] || kill_wait "$TRACE_PID"
+	[ -z "${WATCH_PID:-}" ] || kill_wait "$WATCH_PID"
+	netns_del "$P-a" "$P-b"
+	instance_unload "${P}e"
+	instance_unload "${P}f"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+log() {
+	printf '%s\n' "$*" >>"$LOG"
+}
+
+fail() {
+	echo "$*" >&2
+	return 1
+}
+
+# check NAME FUNCTION ARGS...: runs FUNCTION, prints its line; its stderr goes
+# to the log, and its last line is the reason of a failure.
+check() {
+	local name=$1 err=$TMP/err
+	shift
+	log "=== $LABEL $name"
+	if "$@" 2>"$err"; then
+		printf '%-24s %-16s ok\n' "$LABEL" "$name"
+	else
+		printf '%-24s %-16s FAIL: %s\n' "$LABEL" "$name" "$(grep . "$err" | tail -n 1)"
+		failed=$((failed + 1))
+	fi
+	cat "$err" >>"$LOG"
+}
+
+json_status() {
+	"$CUBICCTL" -j status --name "$1" 2>>"$LOG"
+}
+
+# exits: the slow-start exits the instance counted (every reason)
+exits() {
+	json_status "$1" | jq '.instances[0].counters | to_entries
+		| map(select((.key | test("^(exit_|css_exit)")) and (.key | test("_cwnd_sum$") | not)))
+		| map(.value) | add'
+}
+
+# struct_ops_names: the congestion-control name of every struct_ops map
+# (bpftool 7.1's JSON: a flat list of objects, one per map field)
+struct_ops_names() {
+	bpftool -j struct_ops dump 2>/dev/null |
+		jq -r '.[] | .bpf_struct_ops_tcp_congestion_ops?.data.name // empty' 2>/dev/null
+}
+
+# loss_on: drop 1% of the data segments from $P-a to $P-b: netem on $P-a's
+# veth0 where the kernel has it (Debian's, as a module), else nftables as
+# they arrive in $P-b (this host's kernel has no netem; a drop on the sender's
+# own output hook is an error TCP retries, not a loss). The sender's offloads
+# off, so that a segment is one packet on the wire.
+loss_on() {
+	netns_offloads "$P-a" veth0 off || return 1
+	if ip netns exec "$P-a" tc qdisc add dev veth0 root netem loss 1% 2>/dev/null; then
+		log "loss: netem loss 1% on veth0 in $P-a"
+		return 0
+	fi
+	ip netns exec "$P-b" nft -f - <<-EOF || return 1
+	table inet bctk {
+		chain in {
+			type filter hook prerouting priority 0; policy accept;
+			tcp dport $PORT meta length > 200 numgen random mod 100 < 1 drop
+		}
+	}
+	EOF
+	log "loss: nftables drops 1% of the data segments as they reach $P-b"
+}
+
+loss_off() {
+	ip netns exec "$P-a" tc qdisc del dev veth0 root 2>/dev/null
+	ip netns exec "$P-b" nft delete table inet bctk 2>/dev/null
+	netns_offloads "$P-a" veth0 on
+	return 0
+}
+
+setup_path() {
+	netns_del "$P-a" "$P-b"
+	netns_pair "$P" && netns_iperf_server "$P-b" "$PORT" || return 1
+	BOUND=$(window_bound_veth) || return 1
+	log "path: $P-a 10.98.0.1 -> $P-b 10.98.0.2, window bound $BOUND packets"
+}
+
+# watch_end: watch_stop, and the watch saw the flow: a kernel without
+# tcp_diag answers sock_diag with nothing, and a watch of nothing proves nothing
+watch_end() {
+	local log=$TMP/watch.log
+	kill -TERM "$WATCH_PID" 2>/dev/null
+	wait "$WATCH_PID"
+	local rc=$?
+	cat "$WATCH_LOG" >"$log"
+	rm -f "$WATCH_LOG"
+	WATCH_PID='' WATCH_LOG=''
+	cat "$log" >>"$LOG"
+	[ "$rc" -eq 0 ] || fail "impossible window: $(grep -a -m1 'IMPOSSIBLE WINDOW' "$log")" || return 1
+	grep -qE ' [1-9][0-9]* sockets, [1-9][0-9]* samples' "$log" ||
+		fail "tcpwatch saw no socket (no tcp_diag?)"
+}
+
+# flow CA OUT: one iperf3 flow with congestion control CA, JSON in OUT,
+# watched for impossible windows; checks it really ran CA and moved data
+flow() {
+	local ca=$1 out=$2 rc=0
+	WATCH_DIR=$TMP watch_start "$P-a" "$BOUND" "$ca" || fail "can't start tcpwatch" || return 1
+	timeout 60 ip netns exec "$P-a" iperf3 -c 10.98.0.2 -p "$PORT" -C "$ca" -t "$SECS" -b "$RATE" -J \
+		>"$out" 2>>"$LOG" || rc=$?
+	watch_end || return 1
+	jq -c '{error, cc: .end.sender_tcp_congestion, bytes: .end.sum_sent.bytes,
+		retransmits: .end.sum_sent.retransmits, max_cwnd: .end.streams[0].sender.max_snd_cwnd,
+		rtt_us: .end.streams[0].sender.mean_rtt}' "$out" >>"$LOG" 2>&1
+	[ "$rc" -eq 0 ] || fail "iperf3 exited $rc"
+	# iperf3 -J exits 0 even when -C was refused
+	[ "$(jq -r '.error // empty' "$out")" = "" ] || fail "iperf3: $(jq -r .error "$out")" || return 1
+	[ "$(jq -r .end.sender_tcp_congestion "$out")" = "$ca" ] ||
+		fail "the flow ran $(jq -r .end.sender_tcp_congestion "$out"), not $ca" || return 1
+	[ "$(jq '.end.sum_sent.bytes' "$out")" -gt 0 ] || fail "no data moved" || return 1
+	assert_cwnd "$out"
+}
+
+# the sender's largest cwnd (iperf3 reports bytes) is above 0 and below BOUND
+assert_cwnd() {
+	local max
+	max=$(jq '[.intervals[].streams[].snd_cwnd, .end.streams[0].sender.max_snd_cwnd]
+		| map(select(. != null)) | max // 0' "$1")
+	[ "$max" -gt 0 ] || fail "no cwnd reported" || return 1
+	[ "$max" -le $((BOUND * 1448)) ] || fail "impossible window: snd_cwnd $max bytes > $BOUND packets"
+}
+
+t_load() {
+	local name=$1 dp=$2 got
+	"$CUBICCTL" load --name "$name" --datapath "$dp" >>"$LOG" 2>"$TMP/load.err" ||
+		fail "load: $(tail -n 1 "$TMP/load.err")" || return 1
+	registered "$name" || fail "$name is not in tcp_available_congestion_control" || return 1
+	got=$(json_status "$name" | jq -r '.instances[0].datapath')
+	[ "$got" = "$dp" ] || fail "status says datapath '$got'" || return 1
+	# which of the datapath's maps this kernel got (CUBIC_OPS_MAPS)
+	log "ops map: $(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$name/ops" | jq -r .name)"
+}
+
+t_flow() {
+	local name=$1 before after
+	registered "$name" || fail "$name is not loaded" || return 1
+	before=$(json_status "$name" | jq .instances[0].counters.flows_init)
+	flow "$name" "$TMP/flow-$name.json" || return 1
+	after=$(json_status "$name" | jq .instances[0].counters.flows_init)
+	[ "$after" -gt "$before" ] || fail "flows_init did not move ($before -> $after): not our init"
+}
+
+t_lossy() {
+	local name=$1 out ex rt
+	out=$TMP/lossy-$name.json
+	registered "$name" || fail "$name is not loaded" || return 1
+	# the record of this flow's slow-start exit; it waits for one
+	timeout 60 "$CUBICCTL" trace --name "$name" --json --count 1 >"$TMP/trace-$name.json" \
+		2>>"$LOG" &
+	TRACE_PID=$!
+	sleep 0.5
+	loss_on || fail "can't make the path lossy" || return 1
+	flow "$name" "$out"
+	local rc=$?
+	loss_off
+	[ "$rc" -eq 0 ] || return 1
+	rt=$(jq .end.sum_sent.retransmits "$out")
+	[ "$rt" -gt 0 ] || fail "no retransmission: the path lost nothing" || return 1
+	ex=$(exits "$name")
+	[ "${ex:-0}" -ge 1 ] || fail "no slow-start exit counted after a lossy flow" || return 1
+	log "lossy: $rt retransmits, $ex slow-start exits counted"
+}
+
+t_trace() {
+	local name=$1 f
+	f=$TMP/trace-$name.json
+	[ -n "$TRACE_PID" ] || fail "no trace was started" || return 1
+	for _ in $(seq 100); do
+		kill -0 "$TRACE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill_wait "$TRACE_PID"
+	wait "$TRACE_PID" 2>/dev/null
+	TRACE_PID=
+	cat "$f" >>"$LOG"
+	[ -s "$f" ] || fail "trace --count 1 printed no record" || return 1
+	jq -e --arg n "$name" --argjson port "$PORT" '
+		.instance == $n and (.reason | length) > 0 and .cwnd > 0 and .ssthresh > 0
+		and .ssthresh < 2147483647 and .ssthresh <= ([.cwnd, 2] | max)
+		and .mss > 0 and .srtt_us > 0 and (.saddr | length) > 0 and (.daddr | length) > 0
+		and (.dport == $port or .sport == $port)' "$f" >/dev/null ||
+		fail "implausible record: $(head -c 300 "$f")"
+}
+
+t_set_get() {
+	local name=$1 got
+	"$CUBICCTL" set --name "$name" beta=600 >>"$LOG" 2>&1 || fail "set beta=600 failed" || return 1
+	got=$("$CUBICCTL" -j get --name "$name" beta | jq .tunables.beta)
+	[ "$got" = 600 ] || fail "get beta says $got after set beta=600" || return 1
+	"$CUBICCTL" set --name "$name" preset=linux >>"$LOG" 2>&1 || fail "set preset=linux failed" || return 1
+	got=$("$CUBICCTL" -j get --name "$name" beta | jq .tunables.beta)
+	[ "$got" = 717 ] || fail "get beta says $got after set preset=linux"
+}
+
+t_bad_set() {
+	local name=$1 rc bad before after
+	before=$("$CUBICCTL" -j get --name "$name" | jq -c .tunables)
+	for bad in beta=2000 beta=-1 no_such_key=1 beta; do
+		rc=0
+		"$CUBICCTL" set --name "$name" "$bad" >>"$LOG" 2>&1 || rc=$?
+		[ "$rc" -eq 2 ] || fail "set $bad exited $rc, not 2" || return 1
+	done
+	after=$("$CUBICCTL" -j get --name "$name" | jq -c .tunables)
+	[ -n "$before" ] && [ "$before" = "$after" ] || fail "a refused set changed the tunables"
+}
+
+t_unload() {
+	local name=$1
+	"$CUBICCTL" unload --name "$name" >>"$LOG" 2>&1 || fail "unload failed" || return 1
+	! registered "$name" || fail "$name is still registered" || return 1
+	[ ! -e "/sys/fs/bpf/cubicctl/$name" ] || fail "pins left in /sys/fs/bpf/cubicctl/$name" || return 1
+	! struct_ops_names | grep -qx "$name" || fail "a struct_ops map named $name is left"
+}
+
+t_dmesg() {
+	local new
+	new=$(dmesg | tail -n +"$((DMESG_START + 1))")
+	log "$new"
+	! grep -iE 'warn|bug|call trace|oops|panic|segfault' <<<"$new" ||
+		fail "dmesg: $(grep -iE 'warn|bug|call trace|oops|panic|segfault' <<<"$new" | head -n 1)"
+}
+
+log "suite on $LABEL ($(uname -r)), instances ${P}e ${P}f, namespaces $P-a $P-b"
+check path setup_path
+for dp in exact fast; do
+	n=$P${dp:0:1}
+	check "load-$dp" t_load "$n" "$dp"
+	check "flow-$dp" t_flow "$n"
+	check "lossy-$dp" t_lossy "$n"
+	check "trace-$dp" t_trace "$n"
+	check "set-get-$dp" t_set_get "$n"
+	check "bad-set-$dp" t_bad_set "$n"
+	check "unload-$dp" t_unload "$n"
+done
+check dmesg t_dmesg
+[ "$failed" -eq 0 ]
