@@ -122,7 +122,15 @@ get_json() {
 	sleep 0.3
 	bulk "$P" "$NAME" 3 "$BATS_TEST_TMPDIR/a.json" &
 	flow=$!
-	sleep 0.5
+	# iperf3's control and data connections up (bulk's window watch takes a
+	# while to start on a busy machine: a fixed sleep once changed the tunables
+	# before the flow began), then two RTTs into slow start
+	for _ in $(seq 100); do
+		[ "$(ip netns exec "$P-snd" ss -tnH state established dst 10.77.2.2 dport = 5201 | wc -l)" -ge 2 ] &&
+			break
+		sleep 0.05
+	done
+	sleep 0.2
 	changed_at=$(date +%s.%N)
 	"$CUBICCTL" set --name "$NAME" hystart=linux ack_train_shift=10
 	wait "$flow"
