@@ -23,14 +23,6 @@ static void usage(void)
 		EXIT_NOT_LOADED, EXIT_NOT_LOADED);
 }
 
-/* Sockets using the instance: flows initialised minus flows released. */
-static __u64 sockets_estimate(const struct cubic_counters *c)
-{
-	__u64 init = c->c[CUBIC_CNT_FLOW_INIT], rel = c->c[CUBIC_CNT_FLOW_RELEASE];
-
-	return init > rel ? init - rel : 0;
-}
-
 static double mean(__u64 sum, __u64 n)
 {
 	return n ? (double)sum / (double)n : 0.0;
@@ -95,7 +87,7 @@ static void print_text(const struct instance *in, enum instance_state st,
 	printf("  datapath  %s\n", datapath_str(instance_datapath(in)));
 	printf("  abi       %u\n", in->abi_version);
 	printf("  sockets   %llu (estimate: flows initialised minus released)\n",
-	       (unsigned long long)sockets_estimate(c));
+	       (unsigned long long)counters_sockets(c));
 	printf("  flows     %llu initialised, %llu released\n",
 	       (unsigned long long)c->c[CUBIC_CNT_FLOW_INIT],
 	       (unsigned long long)c->c[CUBIC_CNT_FLOW_RELEASE]);
@@ -127,7 +119,7 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 	if (st == INST_REGISTERED && !instance_abi_ok(in))
 		json_str(j, "hint", "reload it: its ABI is not this cubicctl's");
 	if (st == INST_REGISTERED && instance_abi_ok(in)) {
-		json_u64(j, "sockets", sockets_estimate(c));
+		json_u64(j, "sockets", counters_sockets(c));
 		json_obj_open(j, "counters");
 		for (int i = 0; i < CUBIC_CNT_MAX; i++)
 			json_u64(j, counter_keys[i], c->c[i]);

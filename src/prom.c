@@ -57,13 +57,6 @@ static bool is_reason_counter(int i)
 	return false;
 }
 
-static __u64 sockets_estimate(const struct cubic_counters *c)
-{
-	__u64 init = c->c[CUBIC_CNT_FLOW_INIT], rel = c->c[CUBIC_CNT_FLOW_RELEASE];
-
-	return init > rel ? init - rel : 0;
-}
-
 void prom_write(FILE *f, const struct prom_instance *in, int n, const char *version,
 		const char *git)
 {
@@ -98,7 +91,7 @@ void prom_write(FILE *f, const struct prom_instance *in, int n, const char *vers
 	for (int i = 0; i < n; i++)
 		if (in[i].up)
 			sample_u64(f, "sockets", in[i].name, NULL, NULL,
-				   sockets_estimate(&in[i].counters));
+				   counters_sockets(&in[i].counters));
 
 	/* the counters that are not per exit reason, each a family of its own */
 	for (int c = 0; c < CUBIC_CNT_MAX; c++) {

@@ -54,6 +54,14 @@ extern const char *const counter_keys[CUBIC_CNT_MAX];
 /* What each counter counts, one phrase. */
 extern const char *const counter_help[CUBIC_CNT_MAX];
 
+/* Sockets using an instance: flows initialised minus flows released. */
+static inline __u64 counters_sockets(const struct cubic_counters *c)
+{
+	__u64 init = c->c[CUBIC_CNT_FLOW_INIT], rel = c->c[CUBIC_CNT_FLOW_RELEASE];
+
+	return init > rel ? init - rel : 0;
+}
+
 /* The reasons in flags as trace shows them: "ack_train+delay" ("" if none). */
 const char *reason_str(__u32 flags, char *buf, size_t len);
 /* The reasons for a help text: "ack_train, delay, loss; HyStart++: css_enter, ...". */
