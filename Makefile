@@ -153,8 +153,14 @@ eval: all $(DEPS_EVAL)
 eval-quick: all $(DEPS_EVAL)
 	$(Q)tools/eval/run.sh --quick --out $(OUT)/eval-quick
 
-bench: all $(DEPS_TEST)
+bench: all $(OUT)/corebench $(DEPS_TEST)
+	$(Q)$(OUT)/corebench
 	$(Q)tools/bench/bench.sh
+
+# the exit rules' cores per ACK, on the host (tools/bench/corebench.c)
+$(OUT)/corebench: tools/bench/corebench.c $(HDRS) | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
 
 vmlinux:
 	$(call msg,GEN,vmlinux.h)

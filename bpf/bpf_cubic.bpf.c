@@ -25,6 +25,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
 #include "cubic_core.h"
+#include "search_core.h"
 #include "tcp_ack_core.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -137,16 +138,30 @@ static __always_inline bool tcp_is_cwnd_limited(const struct tcp_sock *tp)
 	return false;
 }
 
+/* tcp_packets_in_flight() */
+static __always_inline __u32 packets_in_flight(const struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
 /*
  * One record per slow-start exit: only ever called at an exit, never per ACK.
  * A full ring is counted, not hidden.
  */
+/* What decided a SEARCH exit (the record's search_* fields). */
+struct search_rec {
+	__u32 delivered, sent, norm_diff, thresh; /* at the detection */
+	__u32 bins, bins_back, bin_us, initial_rtt_us;
+	__u32 cwnd_detect, target, drain_us, resets;
+};
+
 struct exit_info {
 	__u32 flags;	       /* CUBIC_EV_* reasons */
 	__u32 ssthresh_before; /* ssthresh before this exit */
 	__u32 ssthresh;	       /* ssthresh set by it */
 	__u32 rtt_us;	       /* the RTT sample that decided it, 0 for a loss */
 	struct hystart_verdict v;
+	struct search_rec sr;
 };
 
 static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
@@ -171,6 +186,8 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 		flags |= CUBIC_EV_PACED;
 	if (x->ssthresh_before >= TCP_CORE_INFINITE_SSTHRESH)
 		flags |= CUBIC_EV_INITIAL;
+	if (s->flags & CUBIC_SF_SEARCH_FALLBACK)
+		flags |= CUBIC_EV_SEARCH_NO_STORAGE;
 	/* every number field from its "src" column; the addresses and name below */
 #define CUBIC_X_FILL(name, show, src) e->name = (src);
 	CUBIC_EVENT_FIELDS(CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_EV_SKIP,
@@ -192,6 +209,174 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 	count(CUBIC_CNT_EVENTS, 1);
 }
 
+/*
+ * SEARCH (hystart=search): include/search_core.h decides; its state (352
+ * bytes of bins) does not fit icsk_ca_priv, so it lives in socket storage,
+ * created at .init while hystart=search and freed by the kernel with the
+ * socket. A flow without it (created while another mode was set, or the
+ * allocation failed) runs Linux HyStart instead, and each of its records has
+ * CUBIC_EV_SEARCH_NO_STORAGE; the counter search_no_storage counts such flows.
+ */
+_Static_assert(CUBIC_MIN_search_window == SEARCH_MIN_WINDOW &&
+		       CUBIC_MAX_search_window == SEARCH_MAX_WINDOW &&
+		       CUBIC_MAX_search_bins == SEARCH_MAX_BINS &&
+		       CUBIC_MAX_search_bins + CUBIC_MAX_search_extra_bins <= SEARCH_SENT_RING - 1 &&
+		       CUBIC_MAX_search_thresh == SEARCH_THRESH_SCALE &&
+		       CUBIC_MAX_search_rollback == SEARCH_ROLLBACK_JUMP &&
+		       CUBIC_MAX_search_missed == SEARCH_MAX_MISSED,
+	       "the SEARCH tunables' limits are the core's");
+_Static_assert(CUBIC_DEF_search_window == SEARCH_DEF_WINDOW &&
+		       CUBIC_DEF_search_bins == SEARCH_DEF_BINS &&
+		       CUBIC_DEF_search_extra_bins == SEARCH_DEF_EXTRA_BINS &&
+		       CUBIC_DEF_search_thresh == SEARCH_DEF_THRESH &&
+		       CUBIC_DEF_search_rollback == SEARCH_ROLLBACK_DRAIN &&
+		       CUBIC_DEF_search_missed == SEARCH_DEF_MISSED,
+	       "the SEARCH tunables' defaults are the core's (the draft's)");
+
+struct search_store {
+	struct search_state st;
+	struct search_verdict det; /* the detection, for the record at the drain's end */
+	__u64 detect_us;	   /* tcp clock at the detection */
+	__u32 thresh;		   /* search_thresh then */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct search_store);
+} search_store SEC(".maps");
+
+static __always_inline struct search_store *search_get(struct sock *sk, __u64 flags)
+{
+	return bpf_sk_storage_get(&search_store, sk, NULL, flags);
+}
+
+static __always_inline void search_params_of(const struct cubic_tunables *t,
+					     struct search_params *p)
+{
+	p->window = cubic_tun_search_window(t);
+	p->bins = cubic_tun_search_bins(t);
+	p->extra_bins = cubic_tun_search_extra_bins(t);
+	p->thresh = cubic_tun_search_thresh(t);
+	p->rollback = cubic_tun_search_rollback(t);
+	p->missed = cubic_tun_search_missed(t);
+	p->min_cwnd = SEARCH_DEF_MIN_CWND;
+}
+
+/* .init: a flow of hystart=search gets its storage now (zero: SEARCH_PH_OFF). */
+static __always_inline void search_init_flow(struct sock *sk, const struct cubic_tunables *t)
+{
+	struct search_store *ss;
+
+	if (cubic_tun_hystart(t) != CUBIC_HYSTART_SEARCH)
+		return;
+	ss = search_get(sk, BPF_SK_STORAGE_GET_F_CREATE);
+	if (ss) {
+		search_reset(&ss->st);
+		ss->st.resets = 0;
+	}
+}
+
+/*
+ * SEARCH starts over at the next slow start: a reduction (.ssthresh), the
+ * Loss state, a restart after idle. Rare events, so whatever the mode (it
+ * may have been changed live).
+ */
+static __noinline void search_forget(struct sock *sk)
+{
+	struct search_store *ss = search_get(sk, 0);
+
+	ca_state(sk)->flags &= ~CUBIC_SF_SEARCH_HOLD;
+	if (ss)
+		search_reset(&ss->st);
+}
+
+/*
+ * hystart=search, one ACK in slow start (cwnd < ssthresh), before the
+ * slow-start growth of this ACK (.pkts_acked, or early in .cong_control).
+ * SEARCH's actions: HOLD sets cwnd (the drain) and skips this ACK's growth
+ * (CUBIC_SF_SEARCH_HOLD, read by cong_avoid()); EXIT sets cwnd and ssthresh =
+ * cwnd, and writes the record. It acts only in Open or Disorder: in a
+ * reduction the kernel's PRR owns cwnd (and .ssthresh has reset SEARCH).
+ * Returns 0, or 1 when the flow has no storage and HyStart must decide.
+ */
+static __noinline int search_ack(struct sock *sk, __s32 rtt_us, __u32 delay, __u32 acked)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	struct search_store *ss = search_get(sk, 0);
+	struct search_params p;
+	struct search_verdict v;
+	struct search_ack a;
+	struct exit_info x;
+	__u32 before;
+	__u8 act;
+
+	s->flags &= ~CUBIC_SF_SEARCH_HOLD;
+	if (!ss) {
+		if (!(s->flags & CUBIC_SF_SEARCH_FALLBACK)) {
+			s->flags |= CUBIC_SF_SEARCH_FALLBACK;
+			count(CUBIC_CNT_SEARCH_NO_STORAGE, 1);
+		}
+		return 1;
+	}
+	if (st != TCP_CA_Open && st != TCP_CA_Disorder)
+		return 0;
+	if (!search_wants_ack(&ss->st, tp->snd_cwnd, tp->snd_ssthresh))
+		return 0;
+
+	search_params_of(get_tunables(), &p);
+	a.now_us = tp->tcp_mstamp;
+	a.delivered = tp->bytes_acked;
+	a.sent = tp->bytes_sent;
+	a.rtt_us = rtt_us > 0 ? (__u32)rtt_us : 0;
+	a.cwnd = tp->snd_cwnd;
+	a.inflight = packets_in_flight(tp);
+	a.acked = acked;
+	a.mss = tp->mss_cache;
+	act = search_on_ack(&ss->st, &p, &a, &v);
+	if (act == SEARCH_ACT_NONE)
+		return 0;
+	if (v.reason == SEARCH_R_EXIT) {
+		ss->det = v;
+		ss->detect_us = a.now_us;
+		ss->thresh = p.thresh;
+	}
+	tp->snd_cwnd = v.cwnd_after;
+	if (act == SEARCH_ACT_HOLD) {
+		s->flags |= CUBIC_SF_SEARCH_HOLD;
+		return 0;
+	}
+
+	/* SEARCH_ACT_EXIT: slow start is over */
+	before = tp->snd_ssthresh;
+	tp->snd_ssthresh = v.cwnd_after;
+	s->found |= CUBIC_EV_SEARCH;
+	__builtin_memset(&x, 0, sizeof(x));
+	x.flags = CUBIC_EV_SEARCH;
+	x.ssthresh_before = before;
+	x.ssthresh = v.cwnd_after;
+	x.rtt_us = delay;
+	x.sr.delivered = ss->det.curr_delv;
+	x.sr.sent = ss->det.prev_sent;
+	x.sr.norm_diff = ss->det.norm_diff;
+	x.sr.thresh = ss->thresh;
+	x.sr.bins = ss->st.bins;
+	x.sr.bins_back = ss->det.bins_back;
+	x.sr.bin_us = ss->st.bin_duration_us;
+	x.sr.initial_rtt_us = ss->st.initial_rtt_us;
+	x.sr.cwnd_detect = ss->det.cwnd_before;
+	x.sr.target = ss->det.target_cwnd;
+	x.sr.drain_us = (__u32)(a.now_us - ss->detect_us);
+	x.sr.resets = ss->st.resets;
+	emit_exit(sk, &x);
+	count_exit(CUBIC_EV_SEARCH, v.cwnd_after);
+	return 0;
+}
+
 static __always_inline void init(struct sock *sk)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
@@ -200,6 +385,7 @@ static __always_inline void init(struct sock *sk)
 	__u32 ssthresh;
 
 	ssthresh = cubic_init(s, get_tunables(), tp->tcp_mstamp, tp->snd_nxt);
+	search_init_flow(sk, get_tunables());
 	s->seen_state = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 	s->reduction_seq = tp->high_seq;
 	if (ssthresh)
@@ -230,8 +416,14 @@ void BPF_PROG(bc_release, struct sock *sk)
 static __always_inline void cong_avoid(struct sock *sk, __u32 acked)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
 	struct cubic_win w;
 
+	/* SEARCH drained cwnd on this ACK: no growth */
+	if (s->flags & CUBIC_SF_SEARCH_HOLD) {
+		s->flags &= ~CUBIC_SF_SEARCH_HOLD;
+		return;
+	}
 	if (!tcp_is_cwnd_limited(tp))
 		return;
 
@@ -272,6 +464,7 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 	if (s->epoch_start && (__s32)(tcp_jiffies32() - s->epoch_start) < (__s32)CONFIG_HZ)
 		s->flags |= CUBIC_SF_FRESH_EPOCH;
 	ssthresh = cubic_recalc_ssthresh(s, get_tunables(), cwnd);
+	search_forget(sk);
 	if (ss_exit) {
 		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
 				       .ssthresh = ssthresh };
@@ -302,6 +495,7 @@ static __always_inline void redo_ssthresh(struct sock *sk)
 	if (!tp->prior_cwnd)
 		return;
 	tp->snd_ssthresh = cubic_recalc_ssthresh(s, get_tunables(), tp->prior_cwnd);
+	search_forget(sk);
 	s->prr_delivered = 0;
 	s->reduction_seq = tp->high_seq;
 	s->flags &= ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND | CUBIC_SF_FRESH_EPOCH);
@@ -393,8 +587,10 @@ static __always_inline void set_state(struct sock *sk, __u8 new_state, bool fast
 		s->reduction_us = (__u32)tp->tcp_mstamp;
 	}
 	s->seen_state = new_state;
-	if (new_state == TCP_CA_Loss)
+	if (new_state == TCP_CA_Loss) {
 		cubic_on_loss_state(s, (__u32)tp->tcp_mstamp, tp->snd_nxt);
+		search_forget(sk);
+	}
 }
 
 SEC("struct_ops/bc_set_state")
@@ -410,9 +606,11 @@ static __always_inline void cwnd_event(struct sock *sk, enum tcp_ca_event event)
 
 	if (event == CA_EVENT_TX_START)
 		cubic_on_tx_start(ca_state(sk), tcp_jiffies32(), tp->lsndtime);
-	else if (event == CA_EVENT_CWND_RESTART)
+	else if (event == CA_EVENT_CWND_RESTART) {
 		cubic_on_cwnd_restart(ca_state(sk), get_tunables(), (__u32)tp->tcp_mstamp,
 				      tp->snd_nxt);
+		search_forget(sk);
+	}
 }
 
 SEC("struct_ops/bc_cwnd_event")
@@ -437,24 +635,38 @@ static __always_inline void fill_ack(struct sock *sk, struct cubic_ack *a, __u32
 	a->paced = sk->sk_pacing_status != SK_PACING_NONE;
 }
 
-/* cubictcp_acked(): delay_min, and HyStart while in slow start */
-static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us)
+/*
+ * cubictcp_acked(): delay_min, and HyStart while in slow start; acked: the
+ * packets this ACK delivered (SEARCH's drain).
+ */
+static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us, __u32 acked)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
+	const struct cubic_tunables *t;
 	struct exit_info x;
 	struct cubic_ack a;
-	__u32 delay;
+	__u32 delay, mode;
 	__u8 fired;
 
 	delay = cubic_rtt_sample(s, rtt_us, tcp_jiffies32(), CONFIG_HZ);
 	/* Most ACKs end here: once slow start is over only delay_min is kept. */
+	if (tp->snd_cwnd >= tp->snd_ssthresh)
+		return;
+	t = get_tunables();
+	mode = cubic_tun_hystart(t);
+	/* SEARCH sees every ACK, with an RTT sample or not; 1: no storage */
+	if (mode == CUBIC_HYSTART_SEARCH) {
+		if (!search_ack(sk, rtt_us, delay, acked))
+			return;
+		mode = CUBIC_HYSTART_LINUX;
+	}
 	if (!delay || !cubic_hystart_pending(s, tp->snd_cwnd, tp->snd_ssthresh))
 		return;
 
 	fill_ack(sk, &a, tp->snd_cwnd, tp->snd_ssthresh);
 	__builtin_memset(&x, 0, sizeof(x));
-	fired = cubic_hystart_ack(s, get_tunables(), &a, delay, &x.v);
+	fired = cubic_hystart_ack_as(s, t, mode, &a, delay, &x.v);
 	if (!fired)
 		return;
 
@@ -474,7 +686,7 @@ void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	/* every ACK that acks or SACKs data, before the kernel's PRR uses them */
 	check_window(sk, false, false);
-	rtt_sample(sk, sample->rtt_us);
+	rtt_sample(sk, sample->rtt_us, sample->pkts_acked);
 }
 
 SEC("struct_ops/bc_undo_cwnd")
@@ -504,11 +716,6 @@ static __always_inline bool in_cwnd_reduction(const struct sock *sk)
 	__u8 st = ((const struct inet_connection_sock *)sk)->icsk_ca_state;
 
 	return st == TCP_CA_CWR || st == TCP_CA_Recovery;
-}
-
-static __always_inline __u32 packets_in_flight(const struct tcp_sock *tp)
-{
-	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
 }
 
 /* tcp_update_pacing_rate() */
@@ -662,6 +869,8 @@ static __noinline void rtt_sample_before_reduction(struct sock *sk, __s32 rtt_us
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
+	const struct cubic_tunables *t = get_tunables();
+	__u32 mode = cubic_tun_hystart(t);
 	struct hystart_verdict v;
 	struct cubic_ack a;
 	__u32 delay;
@@ -669,6 +878,9 @@ static __noinline void rtt_sample_before_reduction(struct sock *sk, __s32 rtt_us
 
 	if (s->flags & CUBIC_SF_FRESH_EPOCH)
 		return;
+	/* SEARCH was reset by that .ssthresh; a flow without storage runs HyStart */
+	if (mode == CUBIC_HYSTART_SEARCH)
+		mode = s->flags & CUBIC_SF_SEARCH_FALLBACK ? CUBIC_HYSTART_LINUX : CUBIC_HYSTART_OFF;
 	delay = cubic_rtt_sample(s, rtt_us, tcp_jiffies32(), CONFIG_HZ);
 	if (!delay || !(s->flags & CUBIC_SF_PRE_SS))
 		return;
@@ -676,7 +888,7 @@ static __noinline void rtt_sample_before_reduction(struct sock *sk, __s32 rtt_us
 	fill_ack(sk, &a, tp->prior_cwnd, TCP_CORE_INFINITE_SSTHRESH);
 	__builtin_memset(&v, 0, sizeof(v));
 	s->hspp_phase = s->pre_hspp_phase;
-	fired = cubic_hystart_ack(s, get_tunables(), &a, delay, &v);
+	fired = cubic_hystart_ack_as(s, t, mode, &a, delay, &v);
 	s->hspp_phase = CUBIC_HSPP_DONE;
 	/*
 	 * HyStart would have set ssthresh = cwnd before the kernel computed
@@ -722,7 +934,7 @@ static __always_inline void cong_control(struct sock *sk, int flag, const struct
 	if (s->reduction_us == (__u32)tp->tcp_mstamp)
 		rtt_sample_before_reduction(sk, (__s32)rs->rtt_us);
 	else
-		rtt_sample(sk, (__s32)rs->rtt_us);
+		rtt_sample(sk, (__s32)rs->rtt_us, rs->acked_sacked);
 	undo_to_hystart_cwnd(sk);
 
 	if (in_cwnd_reduction(sk)) {

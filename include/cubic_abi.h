@@ -11,7 +11,7 @@
 #endif
 
 /* Bumped when a map layout below changes; cubicctl refuses a mismatch. */
-#define CUBIC_ABI_VERSION 2
+#define CUBIC_ABI_VERSION 3
 
 /* The congestion-control name registered by a plain `cubicctl load`. */
 #define CUBIC_DEFAULT_NAME "bpf_cubic"
@@ -38,6 +38,7 @@ enum cubic_hystart_mode {
 	CUBIC_HYSTART_OFF = 0,
 	CUBIC_HYSTART_LINUX = 1,
 	CUBIC_HYSTART_PP = 2, /* HyStart++, RFC 9406 */
+	CUBIC_HYSTART_SEARCH = 3, /* SEARCH, draft-chung-ccwg-search (include/search_core.h) */
 };
 
 /*
@@ -73,7 +74,9 @@ enum cubic_hystart_mode {
 	X(CSS_RESUME, css_resume, 0x0010, NO_CWND, "css_resume", HSPP, 0, "R",                     \
 	  "HyStart++: RTT fell below the baseline: back to slow start")                            \
 	X(CSS_EXIT, css_exit, 0x0020, CWND, "css_exit", HSPP, 1, "C",                              \
-	  "HyStart++: CSS_ROUNDS done: congestion avoidance")
+	  "HyStart++: CSS_ROUNDS done: congestion avoidance")                                      \
+	X(SEARCH, search, 0x0040, CWND, "exit_search", EXITS, 1, "S",                              \
+	  "SEARCH: delivery fell behind what was sent one RTT earlier")
 
 /*
  * The sum column: CUBIC_IF_CWND(sum, tokens) is tokens for CWND, nothing for
@@ -98,6 +101,8 @@ enum {
 #define CUBIC_EV_RWND_LIMITED 0x0200 /* the peer's window (snd_wnd) is below cwnd x mss */
 #define CUBIC_EV_PACED	      0x0400 /* sk_pacing_status != SK_PACING_NONE */
 #define CUBIC_EV_INITIAL      0x0800 /* the flow's first slow start (ssthresh was unset) */
+/* hystart=search, but the flow has no socket storage for SEARCH: Linux HyStart decided */
+#define CUBIC_EV_SEARCH_NO_STORAGE 0x1000
 
 /* The reasons after which slow start is over. */
 enum {
@@ -118,6 +123,8 @@ enum {
 	REASONS                                                                                    \
 	X(EVENTS, "records", "records written to the ring")                                        \
 	X(EVENT_DROPS, "records_dropped", "records lost: the ring was full")                       \
+	X(SEARCH_NO_STORAGE, "search_no_storage",                                                  \
+	  "flows in hystart=search without socket storage (Linux HyStart instead)")              \
 	X(REPAIRED, "repaired",                                                                    \
 	  "impossible cwnd/ssthresh found and replaced (docs/IMPOSSIBLE_WINDOWS.md)")
 
@@ -188,6 +195,21 @@ struct cubic_info {
 	U32(last_round_min_rtt_us, NUM_OR_NULL, x->v.last_rtt)                                     \
 	U32(css_baseline_us, NUM_OR_NULL, x->v.baseline) /* HyStart++: cssBaselineMinRtt */        \
 	U32(css_rounds, NUM, x->v.css_rounds)		 /* HyStart++: CSS rounds so far */        \
+	/* SEARCH (null in other records): the two windows compared at the detection, bytes */   \
+	U32(search_delivered, SEARCH, x->sr.delivered) /* delivered in the last W bins */          \
+	U32(search_sent, SEARCH, x->sr.sent)	       /* sent in the W bins one RTT earlier */    \
+	U32(search_norm_diff, SEARCH, x->sr.norm_diff) /* (sent - delivered) / sent, per mille */  \
+	U32(search_thresh, SEARCH, x->sr.thresh)       /* the search_thresh it reached */          \
+	U32(search_bins, SEARCH, x->sr.bins)	       /* W */                                     \
+	U32(search_bins_back, SEARCH, x->sr.bins_back) /* the lookback: rtt / bin */               \
+	U32(search_bin_us, SEARCH, x->sr.bin_us)       /* BIN_DURATION */                          \
+	U32(search_initial_rtt_us, SEARCH, x->sr.initial_rtt_us)                                   \
+	U32(search_cwnd_detect, SEARCH, x->sr.cwnd_detect) /* cwnd at the detection */            \
+	/* the rollback target (0: none; cwnd is the cwnd after the rollback) */                  \
+	U32(search_target, SEARCH, x->sr.target)                                                   \
+	U32(search_drain_us, SEARCH, x->sr.drain_us) /* detection to exit (the drain) */           \
+	U32(search_resets, SEARCH, x->sr.resets)     /* missed-bin restarts before it */           \
+	VIEW(search_no_storage, FLAG, CUBIC_EV_SEARCH_NO_STORAGE)                                  \
 	U32(samples, NUM, s->sample_cnt)		 /* RTT samples in this round */           \
 	U32(rounds, NUM, s->rounds)			 /* HyStart rounds since the flow began */ \
 	U64(since_start_us, NUM, tp->tcp_mstamp - s->start_us) /* since the flow's init */        \

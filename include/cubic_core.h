@@ -46,6 +46,10 @@
  * delay tunables (MIN/MAX_RTT_THRESH, MIN_RTT_DIVISOR = 1 << shift), and the
  * RFC tests on the N_RTT_SAMPLE-th sample of a round (Linux HyStart on the
  * one after it).
+ *
+ * SEARCH (hystart=3) is include/search_core.h; the glue runs it from the
+ * socket storage, so cubic_hystart_ack() does nothing in that mode (a flow
+ * without storage runs Linux HyStart: cubic_hystart_ack_as()).
  */
 #ifndef CUBIC_CORE_H
 #define CUBIC_CORE_H
@@ -63,6 +67,9 @@
 #define CUBIC_SF_PRE_SS	      0x2 /* slow start (HyStart pending) when the last reduction began */
 #define CUBIC_SF_UNDO_TO_CWND 0x4 /* HyStart ended that slow start on the same ACK */
 #define CUBIC_SF_FRESH_EPOCH  0x8 /* that ACK's RTT sample falls in the second after a reduction */
+/* SEARCH (hystart=search, bpf/bpf_cubic.bpf.c) */
+#define CUBIC_SF_SEARCH_HOLD	 0x10 /* this ACK: no slow-start growth (SEARCH drains cwnd) */
+#define CUBIC_SF_SEARCH_FALLBACK 0x20 /* no socket storage: Linux HyStart decides instead */
 
 /* cubic_state.hspp_phase: HyStart++ (RFC 9406) */
 #define CUBIC_HSPP_SS	0 /* standard slow start, watching the RTT */
@@ -298,7 +305,8 @@ static inline __u32 cubic_init(struct cubic_state *s, const struct cubic_tunable
 	s->rounds = 0;
 	s->start_us = now_us;
 	s->flags = (s->flags | CUBIC_SF_INIT) &
-		   ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND | CUBIC_SF_FRESH_EPOCH);
+		   ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND | CUBIC_SF_FRESH_EPOCH |
+		     CUBIC_SF_SEARCH_HOLD | CUBIC_SF_SEARCH_FALLBACK);
 	hspp_arm(s);
 	if (cubic_tun_hystart(t) == CUBIC_HYSTART_OFF)
 		return cubic_tun_initial_ssthresh(t);
@@ -749,18 +757,26 @@ static inline int cubic_hystart_pending(const struct cubic_state *s, __u32 cwnd,
  * ACK: a HyStart detector or a HyStart++ CSS exit (then the caller sets
  * ssthresh = cwnd), or a HyStart++ CSS entry or resume.
  */
-static inline __u8 cubic_hystart_ack(struct cubic_state *s, const struct cubic_tunables *t,
-				     const struct cubic_ack *a, __u32 delay,
-				     struct hystart_verdict *v)
+/* always inlined: six arguments are one more than a BPF call may pass */
+static inline __attribute__((always_inline)) __u8 cubic_hystart_ack_as(struct cubic_state *s, const struct cubic_tunables *t,
+					__u32 mode, const struct cubic_ack *a, __u32 delay,
+					struct hystart_verdict *v)
 {
-	switch (cubic_tun_hystart(t)) {
+	switch (mode) {
 	case CUBIC_HYSTART_LINUX:
 		return hystart_update(s, t, a, delay, v);
 	case CUBIC_HYSTART_PP:
 		return hspp_update(s, t, a, delay, v);
-	default:
+	default: /* off; SEARCH is the glue's (it needs socket storage) */
 		return 0;
 	}
+}
+
+static inline __u8 cubic_hystart_ack(struct cubic_state *s, const struct cubic_tunables *t,
+				     const struct cubic_ack *a, __u32 delay,
+				     struct hystart_verdict *v)
+{
+	return cubic_hystart_ack_as(s, t, cubic_tun_hystart(t), a, delay, v);
 }
 
 #endif /* CUBIC_CORE_H */

@@ -14,7 +14,10 @@
  * the RFC 9406 section 4.3 constants, as defaults: MIN_RTT_THRESH and
  * MAX_RTT_THRESH are delay_thresh_min_us/max_us (4 and 16 ms), MIN_RTT_DIVISOR
  * is 1 << delay_thresh_shift (8), N_RTT_SAMPLE is hystart_min_samples (8),
- * CSS_GROWTH_DIVISOR 4, CSS_ROUNDS 5, L 8.
+ * CSS_GROWTH_DIVISOR 4, CSS_ROUNDS 5, L 8. SEARCH (hystart=3) has the constants
+ * of draft-chung-ccwg-search-09 section 3.2 as defaults (WINDOW_SIZE 3.5 initial
+ * RTTs, W 10, EXTRA_BINS 15, THRESH 0.26, the drain) and its authors' missed-bin
+ * limit (2); include/search_core.h clamps them again on every use.
  */
 #ifndef CUBIC_TUNABLES_H
 #define CUBIC_TUNABLES_H
@@ -27,8 +30,8 @@
 	X(tcp_friendliness, 1, 0, 1, "bool", "Reno-friendly region (RFC 9438 section 4.3)")        \
 	X(initial_ssthresh, 0, 0, 0x7fffffff, "pkts",                                              \
 	  "initial slow-start threshold when hystart=off (0: unlimited)")                         \
-	X(hystart, 1, 0, 2, "mode",                                                                \
-	  "slow-start exit: 0 off (loss only), 1 Linux HyStart, 2 HyStart++ (RFC 9406)")          \
+	X(hystart, 1, 0, 3, "mode",                                                                \
+	  "slow-start exit: 0 off (loss only), 1 Linux HyStart, 2 HyStart++ (RFC 9406), 3 SEARCH") \
 	X(hystart_detect, 3, 0, 3, "bits", "HyStart detectors: 1 ACK train, 2 delay, 3 both")      \
 	X(hystart_low_window, 16, 1, 1000000, "pkts", "detectors stay idle below this cwnd")       \
 	X(hystart_ack_delta_us, 2000, 1, 100000, "us", "largest ACK gap that still counts as a train") \
@@ -46,7 +49,18 @@
 	X(hspp_ack_limit, 8, 1, 65535, "pkts",                                                     \
 	  "HyStart++: L, most packets cwnd grows per ACK in slow start (unlimited if paced)")    \
 	X(hspp_after_idle, 0, 0, 1, "bool",                                                        \
-	  "HyStart++: also for the slow start that restarts after an idle period")
+	  "HyStart++: also for the slow start that restarts after an idle period")                \
+	X(search_window, 350, 10, 10000, "/100 RTT",                                               \
+	  "SEARCH: WINDOW_SIZE in 1/100 of the initial RTT (350: 3.5 x)")                         \
+	X(search_bins, 10, 1, 15, "bins", "SEARCH: W, the bins of one window")                     \
+	X(search_extra_bins, 15, 1, 48, "bins",                                                    \
+	  "SEARCH: EXTRA_BINS, the farthest lookback (in bins) to the window one RTT back")       \
+	X(search_thresh, 260, 0, 1000, "/1000",                                                    \
+	  "SEARCH: exit when (sent - delivered) / sent reaches this (260: THRESH 0.26)")          \
+	X(search_rollback, 1, 0, 2, "mode",                                                        \
+	  "SEARCH at exit: 0 keep cwnd, 1 drain to the delivered BDP (the draft), 2 jump to it") \
+	X(search_missed, 2, 0, 100, "RTTs",                                                        \
+	  "SEARCH: start over after this many initial RTTs of bins without an ACK (0: never)")
 
 /* Index of each tunable, in table order. */
 enum cubic_tunable_id {

@@ -95,6 +95,11 @@ static void print_text(const struct instance *in, enum instance_state st,
 	printf("  records   %llu written, %llu dropped (ring full)\n",
 	       (unsigned long long)c->c[CUBIC_CNT_EVENTS],
 	       (unsigned long long)c->c[CUBIC_CNT_EVENT_DROPS]);
+	if (c->c[CUBIC_CNT_SEARCH_NO_STORAGE] ||
+	    tun_get(t, CUBIC_TUN_hystart) == CUBIC_HYSTART_SEARCH)
+		printf("  search    %llu flows without socket storage (Linux HyStart decided for "
+		       "them)\n",
+		       (unsigned long long)c->c[CUBIC_CNT_SEARCH_NO_STORAGE]);
 	printf("  repaired  %llu impossible cwnd/ssthresh values replaced (docs/IMPOSSIBLE_WINDOWS.md)\n",
 	       (unsigned long long)c->c[CUBIC_CNT_REPAIRED]);
 	printf("  tunables ");

@@ -103,6 +103,23 @@ static void decided_by(const struct cubic_event *e, __u32 *thresh, __u32 *value)
 	}
 }
 
+/*
+ * What decided a SEARCH exit, for the text line: the windows compared, their
+ * normalised difference against the threshold, and the rollback.
+ */
+static void search_str(const struct cubic_event *e, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!(e->flags & CUBIC_EV_SEARCH))
+		return;
+	snprintf(buf, len,
+		 " search: delivered %u B of %u B sent an RTT earlier (%u.%u%% >= %u.%u%%), "
+		 "cwnd %u -> %u in %.1f ms",
+		 e->search_delivered, e->search_sent, e->search_norm_diff / 10,
+		 e->search_norm_diff % 10, e->search_thresh / 10, e->search_thresh % 10,
+		 e->search_cwnd_detect, e->cwnd, ms(e->search_drain_us));
+}
+
 static bool keep(const struct trace *tr, const struct cubic_event *e)
 {
 	size_t alen;
@@ -129,6 +146,12 @@ static bool keep(const struct trace *tr, const struct cubic_event *e)
 		json_null(j, #f);                                                                  \
 	else                                                                                       \
 		json_u64(j, #f, e->f);
+/* a SEARCH exit's own numbers: null in every other record */
+#define JSON_SEARCH(f, src)                                                                        \
+	if (e->flags & CUBIC_EV_SEARCH)                                                            \
+		json_u64(j, #f, e->f);                                                             \
+	else                                                                                       \
+		json_null(j, #f);
 #define JSON_TIME(f, src)                                                                          \
 	json_double(j, "time", (double)((long long)e->f + tr->mono_to_real_ns) / 1e9, 6);
 #define JSON_STR(f, src)    json_str(j, #f, e->f);
@@ -162,7 +185,8 @@ static void print_json(struct trace *tr, const struct cubic_event *e)
 
 static void print_text(struct trace *tr, const struct cubic_event *e)
 {
-	char reason[64], src[64], dst[64], flow[140], when[32], ctx[64], dmin[16], rrtt[16];
+	char reason[64], src[64], dst[64], flow[140], when[32], ctx[80], dmin[16], rrtt[16];
+	char sch[160];
 	long long real = (long long)e->ts_ns + tr->mono_to_real_ns;
 	time_t sec = (time_t)(real / 1000000000LL);
 	__u32 thresh, value;
@@ -180,18 +204,21 @@ static void print_text(struct trace *tr, const struct cubic_event *e)
 	addr_str(e, e->daddr, e->dport, dst, sizeof(dst));
 	snprintf(flow, sizeof(flow), "%s > %s", src, dst);
 	decided_by(e, &thresh, &value);
-	snprintf(ctx, sizeof(ctx), "%s%s%s%s", e->flags & CUBIC_EV_CWND_LIMITED ? " cwnd-limited" : "",
+	snprintf(ctx, sizeof(ctx), "%s%s%s%s%s",
+		 e->flags & CUBIC_EV_CWND_LIMITED ? " cwnd-limited" : "",
 		 e->flags & CUBIC_EV_RWND_LIMITED ? " rwnd-limited" : "",
 		 e->flags & CUBIC_EV_PACED ? " paced" : "",
-		 e->flags & CUBIC_EV_INITIAL ? "" : " after-loss");
+		 e->flags & CUBIC_EV_INITIAL ? "" : " after-loss",
+		 e->flags & CUBIC_EV_SEARCH_NO_STORAGE ? " search-no-storage" : "");
+	search_str(e, sch, sizeof(sch));
 	printf("%-12s %-44s %-15s %7u %8u %8s %8s ", when, flow,
 	       reason_str(e->flags, reason, sizeof(reason)), e->cwnd, e->ssthresh,
 	       ms_str(e->delay_min_us, dmin, sizeof(dmin)),
 	       ms_str(e->round_min_rtt_us, rrtt, sizeof(rrtt)));
 	if (thresh)
-		printf("%9.2f %8.2f %s\n", ms(thresh), ms(value), ctx);
+		printf("%9.2f %8.2f %s%s\n", ms(thresh), ms(value), ctx, sch);
 	else
-		printf("%9s %8s %s\n", "-", "-", ctx);
+		printf("%9s %8s %s%s\n", "-", "-", ctx, sch);
 	fflush(stdout);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tunables.h"
+#include "search_core.h" /* SEARCH_ROLLBACK_* */
 
 _Static_assert(sizeof(struct cubic_tunables) == CUBIC_TUN_COUNT * sizeof(__u32),
 	       "struct cubic_tunables must be one __u32 per key, in table order");
@@ -18,7 +19,12 @@ static const struct tun_enum hystart_names[] = { { "off", CUBIC_HYSTART_OFF },
 						 { "hystart", CUBIC_HYSTART_LINUX },
 						 { "hystart++", CUBIC_HYSTART_PP },
 						 { "hspp", CUBIC_HYSTART_PP },
+						 { "search", CUBIC_HYSTART_SEARCH },
 						 { NULL, 0 } };
+static const struct tun_enum rollback_names[] = { { "off", SEARCH_ROLLBACK_OFF },
+						  { "drain", SEARCH_ROLLBACK_DRAIN },
+						  { "jump", SEARCH_ROLLBACK_JUMP },
+						  { NULL, 0 } };
 static const struct tun_enum detect_names[] = { { "none", 0 },
 						{ "ack_train", CUBIC_HYSTART_ACK_TRAIN },
 						{ "delay", CUBIC_HYSTART_DELAY },
@@ -33,6 +39,8 @@ static const struct tun_enum *names_of(const char *key)
 		return hystart_names;
 	if (!strcmp(key, "hystart_detect"))
 		return detect_names;
+	if (!strcmp(key, "search_rollback"))
+		return rollback_names;
 	return NULL;
 }
 
@@ -49,6 +57,7 @@ const struct tun_preset tun_presets[] = {
 	  "the 2011 patch: ACK train past 2 x delay_min, delay test past 2 x delay_min, no clamp" },
 	{ "off", "no HyStart: slow start ends on loss" },
 	{ "hystart++", "HyStart++ (RFC 9406) with the RFC's constants" },
+	{ "search", "SEARCH (draft-chung-ccwg-search-09) with the draft's constants" },
 	{ NULL, NULL },
 };
 
@@ -152,6 +161,10 @@ int tun_preset(const char *name, struct cubic_tunables *t)
 	}
 	if (!strcmp(name, "hystart++")) {
 		t->hystart = CUBIC_HYSTART_PP;
+		return 0;
+	}
+	if (!strcmp(name, "search")) {
+		t->hystart = CUBIC_HYSTART_SEARCH;
 		return 0;
 	}
 	return -1;

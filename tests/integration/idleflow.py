@@ -14,7 +14,12 @@
         bulk for BULK_S, then for APP_S write KB kB every MS ms (far below
         what the path carries: application-limited); prints cwnd and
         ssthresh at the end of the bulk and of the application-limited part
+  idleflow.py late ADDR PORT CA GOFILE BULK_S  open a connection with CA and
+        write 1 kB, print "connected", wait (at most 30 s) for GOFILE to
+        exist, then bulk for BULK_S; prints cwnd and ssthresh at the end (the
+        caller changes the instance's tunables before creating GOFILE)
 """
+import os
 import json
 import socket
 import struct
@@ -112,6 +117,26 @@ def applimited(addr, port, ca, bulk_s, app_s, kb, ms):
     print(json.dumps({"ca": ca, "before": before, "after": after}))
 
 
+def late(addr, port, ca, gofile, bulk_s):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, ca.encode())
+    s.connect((addr, port))
+    s.sendall(b"w" * 1024)
+    print("connected", flush=True)
+    end = time.monotonic() + 30
+    while not os.path.exists(gofile):
+        if time.monotonic() > end:
+            sys.exit("late: %s did not appear in 30 s" % gofile)
+        time.sleep(0.02)
+    buf = b"x" * 65536
+    end = time.monotonic() + bulk_s
+    while time.monotonic() < end:
+        s.send(buf)
+    r = info(s)
+    s.close()
+    print(json.dumps({"ca": ca, "end": r}))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "sink":
         sink(int(sys.argv[2]))
@@ -119,6 +144,8 @@ if __name__ == "__main__":
         accept(int(sys.argv[2]), sys.argv[3])
     elif sys.argv[1] == "connect":
         connect(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "late":
+        late(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], float(sys.argv[6]))
     elif sys.argv[1] == "applimited":
         applimited(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]), float(sys.argv[6]),
                    int(sys.argv[7]), int(sys.argv[8]))

@@ -6,6 +6,7 @@
  */
 #include <stdbool.h>
 #include <string.h>
+#include "search_core.h"
 #include "tunables.h"
 #include "unit.h"
 
@@ -176,6 +177,44 @@ TEST(names_and_presets)
 	}
 }
 
+/* hystart=search and its keys: the draft's constants, names, and the preset. */
+TEST(search_keys)
+{
+	struct cubic_tunables t;
+	const char *w1[] = { "preset=search" };
+	const char *w2[] = { "hystart=search", "search_rollback=jump", "search_thresh=350" };
+	const char *bad[] = { "search_rollback=undo" };
+	const char *big[] = { "search_bins=16" };
+	char err[256];
+
+	cubic_tunables_defaults(&t);
+	CHECK_EQ(t.search_window, 350); /* 3.5 x INITIAL_RTT */
+	CHECK_EQ(t.search_bins, 10);	/* W */
+	CHECK_EQ(t.search_extra_bins, 15);
+	CHECK_EQ(t.search_thresh, 260); /* 0.26 */
+	CHECK_EQ(t.search_rollback, SEARCH_ROLLBACK_DRAIN);
+	CHECK_EQ(t.search_missed, 2);
+
+	CHECK(apply(w1, 1, &t, err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(t.hystart, CUBIC_HYSTART_SEARCH);
+	CHECK_EQ(t.search_thresh, 260);
+	CHECK_EQ(t.beta, 717);
+	CHECK(!strcmp(tun_value_name(CUBIC_TUN_hystart, 3), "search"), "name of hystart=3");
+
+	CHECK(apply(w2, 3, &t, err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(t.hystart, CUBIC_HYSTART_SEARCH);
+	CHECK_EQ(t.search_rollback, SEARCH_ROLLBACK_JUMP);
+	CHECK_EQ(t.search_thresh, 350);
+	CHECK(!strcmp(tun_value_name(CUBIC_TUN_search_rollback, 0), "off"), "rollback 0");
+
+	CHECK(apply(bad, 1, NULL, err, sizeof(err)) == -1, "search_rollback=undo accepted");
+	CHECK(strstr(err, "drain") != NULL, "the error names the values: %s", err);
+	/* W + 1 + EXTRA_BINS must fit the core's sent ring, for every value the table allows */
+	CHECK(apply(big, 1, NULL, err, sizeof(err)) == -1, "search_bins=16 accepted");
+	CHECK(CUBIC_MAX_search_bins + 1 + CUBIC_MAX_search_extra_bins <= SEARCH_SENT_RING,
+	      "the table allows more bins than the core keeps");
+}
+
 /* Every key in table order, and the struct really is one __u32 per key. */
 TEST(table_is_the_struct)
 {
@@ -196,6 +235,7 @@ int main(void)
 	RUN(defaults_equal_linux);
 	RUN(cross_key_rule);
 	RUN(names_and_presets);
+	RUN(search_keys);
 	RUN(table_is_the_struct);
 	return unit_done("test_tunables");
 }

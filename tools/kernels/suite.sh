@@ -10,7 +10,8 @@
 # over the same pair with 1% of the data segments dropped (no impossible window,
 # a slow-start exit counted), `trace --json --count 1` delivers a record with
 # plausible fields, set/get round-trip, a bad value exits 2 and changes
-# nothing, unload leaves no struct_ops and no pin. Then: no warning in dmesg
+# nothing, unload leaves no struct_ops and no pin; then it loads preset search
+# and carries a lossy flow with SEARCH's socket storage. Then: no warning in dmesg
 # since the suite began. One line per check on stdout, "LABEL CHECK ok" or
 # "LABEL CHECK FAIL: why"; the details in FILE. Exit 1 if any check failed.
 #
@@ -272,6 +273,27 @@ t_unload() {
 	! struct_ops_names | grep -qx "$name" || fail "a struct_ops map named $name is left"
 }
 
+# hystart=search (its socket storage, made in .init and read per ACK): loads,
+# and a lossy flow ends slow start (by SEARCH or by loss) with the storage in
+# place (no flow fell back to Linux HyStart)
+t_search() {
+	local name=$1 dp=$2 ex nost rc=0
+	"$CUBICCTL" load --name "$name" --datapath "$dp" --preset search >>"$LOG" 2>"$TMP/load.err" ||
+		fail "load --preset search: $(tail -n 1 "$TMP/load.err")" || return 1
+	loss_on || fail "can't make the path lossy" || rc=1
+	[ "$rc" -eq 0 ] && { flow "$name" "$TMP/search-$name.json" || rc=1; }
+	loss_off
+	if [ "$rc" -eq 0 ]; then
+		ex=$(exits "$name")
+		nost=$(json_status "$name" | jq .instances[0].counters.search_no_storage)
+		log "search: $ex slow-start exits, $nost flows without storage"
+		[ "${ex:-0}" -ge 1 ] || fail "no slow-start exit counted" || rc=1
+		[ "$nost" = 0 ] || fail "$nost flows had no SEARCH storage" || rc=1
+	fi
+	"$CUBICCTL" unload --name "$name" >>"$LOG" 2>&1 || fail "unload failed" || rc=1
+	return "$rc"
+}
+
 t_dmesg() {
 	local new
 	new=$(dmesg | tail -n +"$((DMESG_START + 1))")
@@ -291,6 +313,7 @@ for dp in exact fast; do
 	check "set-get-$dp" t_set_get "$n"
 	check "bad-set-$dp" t_bad_set "$n"
 	check "unload-$dp" t_unload "$n"
+	check "search-$dp" t_search "$n" "$dp"
 done
 check dmesg t_dmesg
 [ "$failed" -eq 0 ]
