@@ -34,6 +34,67 @@ assert_clean() {
 	[ "$status" -eq 2 ]
 	run "$PATHEMU" start --name "$NAME" --rate 10mbit --rtt 20ms --buffer 10 --loss 100
 	[ "$status" -eq 2 ]
+	for bad in 300ms 300ms:fast 300ms:40ms:1 x:40ms 300ms:40ms:100ms:1; do
+		run "$PATHEMU" start --name "$NAME" --rate 10mbit --rtt 20ms --buffer 10 --rtt-step "$bad"
+		[ "$status" -eq 2 ]
+		[[ $output == *"bad rtt-step '$bad'"* ]]
+	done
+	assert_clean
+}
+
+# step_pings STEP: a 50 Mbit/s path of RTT 20 ms with --rtt-step STEP; pings
+# every 20 ms from 0.1 s before a TCP connection to 0.7 s after it; prints
+# "SEND_TIME_S RTT_MS" per reply, the time relative to the connect
+step_pings() {
+	"$PATHEMU" start --name "$NAME" --rate 50mbit --rtt 20ms --buffer 1bdp --rtt-step "$1" >/dev/null
+	"$PATHEMU" exec --name "$NAME" rcv iperf3 -s -1 -D -p 5999
+	for _ in $(seq 50); do
+		"$PATHEMU" exec --name "$NAME" rcv ss -Hltn "sport = :5999" | grep -q . && break
+		sleep 0.1
+	done
+	"$PATHEMU" exec --name "$NAME" snd ping -D -n -i 0.02 -c 40 10.77.2.2 >"$BATS_TEST_TMPDIR/ping" &
+	local pid=$! t0
+	sleep 0.1
+	t0=$(date +%s.%N)
+	# the receiver's SYN-ACK starts the schedule
+	"$PATHEMU" exec --name "$NAME" snd bash -c 'exec 3<>/dev/tcp/10.77.2.2/5999; sleep 0.1'
+	wait "$pid"
+	# ping -D stamps the reply's arrival; minus its RTT, the request's departure
+	awk -v t0="$t0" '/time=/ { gsub(/[\[\]]/, "", $1); split($0, a, "time="); r = a[2] + 0
+		printf "%.3f %.2f\n", $1 - r / 1000 - t0, r }' "$BATS_TEST_TMPDIR/ping"
+}
+
+# median RTT of the pings sent in [FROM, TO) s
+rtt_between() {
+	awk -v a="$2" -v b="$3" '$1 >= a && $1 < b { print $2 }' "$1" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "none" }'
+}
+
+@test "emu: --rtt-step: ping sees the RTT step and ramp after a connection's SYN-ACK" {
+	step_pings 300ms:40ms >"$BATS_TEST_TMPDIR/step"
+	cat "$BATS_TEST_TMPDIR/step" | tr '\n' ' '
+	run "$PATHEMU" show --name "$NAME"
+	[[ $output == *"rtt_step_bdp_pkts=167"* ]]
+	[[ $output == *"delayq_schedule_starts=1"* ]]
+	"$PATHEMU" stop --name "$NAME"
+	before=$(rtt_between "$BATS_TEST_TMPDIR/step" -1 0)
+	early=$(rtt_between "$BATS_TEST_TMPDIR/step" 0 0.25)
+	late=$(rtt_between "$BATS_TEST_TMPDIR/step" 0.35 1)
+	echo "before $before, 0-250 ms $early, after 350 ms $late"
+	awk -v x="$before" 'BEGIN { exit !(x >= 18 && x <= 23) }'
+	awk -v x="$early" 'BEGIN { exit !(x >= 18 && x <= 23) }'
+	awk -v x="$late" 'BEGIN { exit !(x >= 38 && x <= 43) }'
+	# a ramp over 200 ms: half-way up at 400 ms, there after 500 ms
+	step_pings 300ms:40ms:200ms >"$BATS_TEST_TMPDIR/ramp"
+	cat "$BATS_TEST_TMPDIR/ramp" | tr '\n' ' '
+	"$PATHEMU" stop --name "$NAME"
+	early=$(rtt_between "$BATS_TEST_TMPDIR/ramp" 0 0.28)
+	mid=$(rtt_between "$BATS_TEST_TMPDIR/ramp" 0.37 0.43)
+	late=$(rtt_between "$BATS_TEST_TMPDIR/ramp" 0.55 1)
+	echo "ramp: 0-280 ms $early, 370-430 ms $mid, after 550 ms $late"
+	awk -v x="$early" 'BEGIN { exit !(x >= 18 && x <= 23) }'
+	awk -v x="$mid" 'BEGIN { exit !(x >= 25 && x <= 35) }'
+	awk -v x="$late" 'BEGIN { exit !(x >= 38 && x <= 43) }'
 	assert_clean
 }
 

@@ -13,6 +13,15 @@
  * and the kernel's own queue counters are reported in the stats file,
  * written on SIGUSR1 and at exit.  SIGUSR2 resets the release-error
  * histogram (to skip a warm-up).
+ *
+ * A delay schedule (-S AFTER:DELAY[:RAMP]) changes the delay during a flow:
+ * AFTER microseconds after the last TCP SYN-ACK seen (the receiver accepting
+ * a new connection: the start of a flow, seen on the ACK path we hold) the
+ * delay moves to DELAY, at once or linearly over RAMP.  Every SYN-ACK starts
+ * the schedule again from -d, so each flow sees the same change.  Due times
+ * never decrease, so a falling delay bunches packets instead of reordering
+ * them.  Only then do we need the packet's headers (copy mode PACKET, 80
+ * bytes); otherwise metadata is enough.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,6 +56,7 @@
 #define RECV_BATCH 64
 #define RECV_BUFSZ 512 /* metadata only: headers, no payload */
 #define HIST_BUCKETS 1000000 /* 1 us buckets up to 1 s; above goes to the last */
+#define HDR_COPY 80 /* IPv4 header (with options) + TCP flags, for the schedule */
 
 struct pkt {
 	uint32_t id;
@@ -58,8 +68,13 @@ static struct {
 	unsigned int qnum;
 	uint64_t delay_ns;
 	uint64_t jitter_ns; /* extra delay, uniform in [0, jitter): RTT noise */
-	uint64_t last_due;  /* jitter never reorders: due times only grow */
+	uint64_t last_due;  /* jitter and the schedule never reorder: due times only grow */
 	uint64_t rng;
+	/* delay schedule (-S): after_ns past the last SYN-ACK, step_ns over ramp_ns */
+	bool sched;
+	uint64_t after_ns, step_ns, ramp_ns;
+	uint64_t sched_t0; /* arrival of the last SYN-ACK; 0: none yet */
+	uint64_t synacks;
 	uint32_t maxlen;
 	const char *pidfile;
 	const char *statsfile;
@@ -95,6 +110,40 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+/* A TCP segment with SYN and ACK set (IPv4; the path is IPv4 only). */
+static bool is_synack(struct nfq_data *nfa)
+{
+	unsigned char *p;
+	int len = nfq_get_payload(nfa, &p);
+	int ihl;
+
+	if (len < 20 || (p[0] >> 4) != 4 || p[9] != 6)
+		return false;
+	ihl = (p[0] & 0x0f) * 4;
+	if (len < ihl + 14)
+		return false;
+	return (p[ihl + 13] & 0x12) == 0x12;
+}
+
+/* The delay for a packet arriving at NOW: -d, or the schedule's value. */
+static uint64_t delay_at(uint64_t now)
+{
+	uint64_t e;
+
+	if (!g.sched || !g.sched_t0)
+		return g.delay_ns;
+	e = now - g.sched_t0;
+	if (e < g.after_ns)
+		return g.delay_ns;
+	if (g.ramp_ns && e < g.after_ns + g.ramp_ns) {
+		/* linear from delay_ns to step_ns; either may be the larger */
+		double f = (double)(e - g.after_ns) / (double)g.ramp_ns;
+
+		return g.delay_ns + (uint64_t)(((double)g.step_ns - (double)g.delay_ns) * f);
+	}
+	return g.step_ns;
+}
+
 static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa,
 		     void *data)
 {
@@ -115,18 +164,24 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 			g.verdict_err++;
 		return 0;
 	}
-	due = g.now + g.delay_ns;
+	if (g.sched && is_synack(nfa)) {
+		/* a new flow: its schedule starts now, from -d */
+		g.sched_t0 = g.now;
+		g.synacks++;
+	}
+	due = g.now + delay_at(g.now);
 	if (g.jitter_ns) {
 		/* xorshift64: cheap, and reproducible from the seed */
 		g.rng ^= g.rng << 13;
 		g.rng ^= g.rng >> 7;
 		g.rng ^= g.rng << 17;
 		due += g.rng % g.jitter_ns;
-		/* FIFO: a packet held longer holds back those behind it (ACK bunching) */
-		if (due < g.last_due)
-			due = g.last_due;
-		g.last_due = due;
 	}
+	/* FIFO: a packet held longer holds back those behind it (ACK bunching).
+	 * With a constant delay and no jitter due times grow anyway. */
+	if (due < g.last_due)
+		due = g.last_due;
+	g.last_due = due;
 	g.ring[(g.head + g.len) % g.cap] = (struct pkt){ .id = id, .due = due };
 	g.len++;
 	if (g.len > g.max_len)
@@ -251,11 +306,13 @@ static void write_stats(void)
 		"\nkernel_user_dropped=%" PRIu64 "\nkernel_queue_total=%" PRIu64
 		"\ndrops=%" PRIu64 "\nrelease_err_samples=%" PRIu64
 		"\nrelease_err_p50_us=%" PRIu64 "\nrelease_err_p99_us=%" PRIu64
-		"\nrelease_err_p999_us=%" PRIu64 "\nrelease_err_max_us=%.1f\n",
+		"\nrelease_err_p999_us=%" PRIu64 "\nrelease_err_max_us=%.1f\n"
+		"schedule=%d\nschedule_starts=%" PRIu64 "\ndelay_now_us=%.3f\n",
 		g.qnum, g.delay_ns / 1000.0, g.received, g.released, g.len, g.max_len, g.cap,
 		g.dropped_full, g.enobufs, g.verdict_err, g.flushed, qdrop, udrop, total,
 		g.dropped_full + qdrop + udrop, g.err_samples, hist_pct(50), hist_pct(99),
-		hist_pct(99.9), g.err_max_ns / 1000.0);
+		hist_pct(99.9), g.err_max_ns / 1000.0, g.sched, g.synacks,
+		delay_at(now_ns()) / 1000.0);
 	if (f == stderr)
 		return;
 	fclose(f);
@@ -309,11 +366,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: delayq -d DELAY_US [-q QUEUE] [-n MAXLEN] [-p PIDFILE] [-s STATSFILE]\n"
-		"              [-r RTPRIO] [-c CPU] [-j JITTER_US] [-L] [-D]\n"
+		"              [-r RTPRIO] [-c CPU] [-j JITTER_US] [-S AFTER:DELAY[:RAMP]] [-L] [-D]\n"
 		"Hold every packet of NFQUEUE QUEUE for DELAY_US microseconds, FIFO.\n"
 		"  -d US      constant delay in microseconds (fractions allowed)\n"
 		"  -j US      add a uniform random delay in [0, US) per packet, never\n"
 		"             reordering: a packet held longer holds back those behind it\n"
+		"  -S A:D[:R] delay schedule, microseconds: A after the last TCP SYN-ACK\n"
+		"             seen, the delay becomes D (linearly over R if given); each\n"
+		"             SYN-ACK starts it again from -d; never reorders\n"
 		"  -q N       queue number (default 0)\n"
 		"  -n N       kernel queue maxlen and line capacity (default 65536)\n"
 		"  -p FILE    write pid here once the queue is bound\n"
@@ -327,6 +387,35 @@ static void usage(FILE *f)
 		"Signals: USR1 dump stats, USR2 reset release-error stats, TERM/INT exit.\n");
 }
 
+/* microseconds (fractions allowed, 0..10 s) to ns; false if bad */
+static bool parse_us(const char *s, char **end, uint64_t *ns)
+{
+	double d;
+
+	errno = 0;
+	d = strtod(s, end);
+	if (errno || *end == s || d < 0 || d > 10e6)
+		return false;
+	*ns = (uint64_t)(d * 1000.0 + 0.5);
+	return true;
+}
+
+/* -S AFTER:DELAY[:RAMP] */
+static bool parse_schedule(const char *s)
+{
+	char *end;
+
+	if (!parse_us(s, &end, &g.after_ns) || *end != ':')
+		return false;
+	if (!parse_us(end + 1, &end, &g.step_ns))
+		return false;
+	g.ramp_ns = 0;
+	if (*end == ':' && !parse_us(end + 1, &end, &g.ramp_ns))
+		return false;
+	g.sched = true;
+	return *end == '\0';
+}
+
 static int parse_args(int argc, char **argv)
 {
 	bool have_delay = false;
@@ -334,8 +423,15 @@ static int parse_args(int argc, char **argv)
 	double d;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:j:q:n:p:s:r:c:LDh")) != -1) {
+	while ((c = getopt(argc, argv, "d:j:S:q:n:p:s:r:c:LDh")) != -1) {
 		switch (c) {
+		case 'S':
+			if (!parse_schedule(optarg)) {
+				fprintf(stderr, "delayq: bad schedule '%s' (AFTER:DELAY[:RAMP], us)\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'j':
 			errno = 0;
 			d = strtod(optarg, &end);
@@ -424,7 +520,9 @@ static int setup_queue(void)
 			strerror(errno));
 		return -1;
 	}
-	if (nfq_set_mode(g.qh, NFQNL_COPY_META, 0) < 0) {
+	/* the schedule reads TCP flags; without it the kernel copies nothing */
+	if (nfq_set_mode(g.qh, g.sched ? NFQNL_COPY_PACKET : NFQNL_COPY_META,
+			 g.sched ? HDR_COPY : 0) < 0) {
 		fprintf(stderr, "delayq: can't set copy mode: %s\n", strerror(errno));
 		return -1;
 	}

@@ -6,9 +6,12 @@
                           cubicctl -j trace) -> one JSON line on stdout, and the
                           flow's cwnd series appended to --cwnd-csv (called by run.sh)
   analyze.py report --in DIR [--out DIR] [--doc FILE]
-                          flows.jsonl + cwnd.csv -> summary.md, fidelity table
-                          (stdout), cwnd_time.png, exit_cwnd_bdp.png; --doc also
-                          writes the full EVALUATION.md
+                          flows.jsonl + cwnd.csv -> summary.md, fidelity and
+                          ideal-band tables (stdout), cwnd_time.png,
+                          exit_cwnd_bdp.png; --doc also writes the full
+                          EVALUATION.md
+  analyze.py band --in DIR [--json]
+                          the ideal-band section alone (or its numbers)
 
 Run with /usr/bin/python3 (Debian's, with matplotlib). See tools/eval/README.md.
 Parsing, statistics, the impossible-window rules and the exit reasons
@@ -25,7 +28,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from cubictools import parse, vocab, windows  # noqa: E402
+from cubictools import parse, path, vocab, windows  # noqa: E402
 from cubictools.parse import IP_PKT, MSS  # noqa: E402
 from cubictools.report import fmt, spread  # noqa: E402
 from cubictools.stats import median as med  # noqa: E402
@@ -58,13 +61,62 @@ def r(x, nd=3):
     return None if x is None else round(x, nd)
 
 
+# Scenario classes (run.sh's table; each flow record carries its own): the
+# slow-start goal is stated on the clean paths.
+CLEAN, STRESS = "clean", "stress"
+
+
+def app_phase(spec):
+    """app=F:T -> (fraction of the payload rate, seconds), or (None, 0)."""
+    return parse.parse_app(spec) if spec else (None, 0.0)
+
+
+def rtt_schedule(rtt, step):
+    """The RTT (s) at time t after the first data segment, for a path whose
+    RTT steps (pathemu --rtt-step AFTER:RTT2[:RAMP], timed from the SYN-ACK,
+    which flowgen.py's data follows by one RTT), and the step's time."""
+    if not step:
+        return (lambda t: rtt), None
+    after_us, rtt2_us, ramp_us = path.rtt_step(step)
+    at, rtt2, ramp = after_us / 1e6 - rtt, rtt2_us / 1e6, ramp_us / 1e6
+
+    def at_t(t):
+        if t < at:
+            return rtt
+        if ramp and t < at + ramp:
+            return rtt + (rtt2 - rtt) * (t - at) / ramp
+        return rtt2
+    return at_t, at
+
+
+def ideal_time(bdp, rtt, app_s=0.0, step=None):
+    """The reference time to the ideal exit: ceil(log2(BDP/10)) rounds from an
+    initial window of 10, +1 RTT to the first ACK; each round lasts the RTT
+    of its time (an RTT step); after an application-limited phase, that
+    phase's length on top (an upper bound: cwnd already grew in it)."""
+    if not bdp:
+        return None
+    at_t, _ = rtt_schedule(rtt, step)
+    t = 0.0
+    for _ in range(math.ceil(math.log2(max(bdp, 10) / 10)) + 1):
+        t += at_t(t)
+    return app_s + t
+
+
 def flow(a):
     rate = parse.parse_rate(a.rate)
     rtt = parse.parse_time(a.rtt)
     payload_bps = rate * MSS / IP_PKT
+    app_frac, app_s = app_phase(a.app)
+    at_t, step_at = rtt_schedule(rtt, a.rtt_step)
+    rtt_max = max(rtt, at_t(1e9))
     rec = {"scenario": a.scenario, "algorithm": a.algorithm, "kind": a.kind, "arg": a.arg,
            "rep": a.rep, "rate_mbit": rate / 1e6, "rtt_ms": r(rtt * 1e3, 2), "jitter": a.jitter or None, "buffer": a.buffer,
-           "buffer_pkts": a.buffer_pkts, "bdp_pkts": a.bdp_pkts, "duration_s": a.duration}
+           "buffer_pkts": a.buffer_pkts, "bdp_pkts": a.bdp_pkts, "duration_s": a.duration,
+           # the scenario's class, and what makes it a stress one
+           "class": a.cls, "clean": a.cls == CLEAN, "app": a.app or None, "app_frac": app_frac,
+           "app_s": app_s or None, "rtt_step": a.rtt_step or None, "rtt_step_at_s": r(step_at),
+           "rtt_final_ms": r(at_t(1e9) * 1e3, 2) if a.rtt_step else None, "sender": a.sender}
     try:
         with open(a.iperf) as f:
             ip = json.load(f)
@@ -85,9 +137,10 @@ def flow(a):
     rec["probe_samples"] = len(s)
 
     # ---- exit from tcp_probe: first sample whose ssthresh is no longer infinite
-    exit_cwnd = exit_t = None
+    # (a sample shows the state the previous ACK left)
+    exit_cwnd = exit_t = exit_srtt = None
     t0 = (s[0][0] - rtt) if s else None  # the first ACK comes one RTT after the first data
-    last_ss_cwnd = None
+    last_ss_cwnd = peak = None
     how = None
     anomalies = 0
     for (t, una, cwnd, ssth, swnd, srtt) in s:
@@ -95,10 +148,16 @@ def flow(a):
             # a value above TCP_INFINITE_SSTHRESH is impossible: the flow fails below
             anomalies += ssth > INF_SSTHRESH
             last_ss_cwnd = cwnd
+            peak = cwnd if peak is None else max(peak, cwnd)
             continue
-        exit_t = t - t0
+        exit_t, exit_srtt = t - t0, srtt
         if last_ss_cwnd is None or ssth >= last_ss_cwnd:
             exit_cwnd, how = ssth, "ssthresh"   # HyStart: ssthresh = cwnd at the exit
+        elif cwnd == ssth:
+            # a detector that first drained cwnd in slow start (ssthresh still
+            # infinite, cwnd falling: SEARCH's rollback) and then set ssthresh
+            # = cwnd; a loss leaves cwnd above ssthresh = beta x cwnd
+            exit_cwnd, how = ssth, "ssthresh_drained"
         else:
             exit_cwnd, how = last_ss_cwnd, "cwnd_before"  # loss: ssthresh = beta x cwnd
         break
@@ -121,7 +180,17 @@ def flow(a):
     rec["exit_cwnd_from"] = how
     rec["exit_time_s"] = r(exit_t)
     rec["exit_cwnd_bdp"] = r(exit_cwnd / a.bdp_pkts) if exit_cwnd and a.bdp_pkts else None
+    # the last slow-start cwnd (the name is older than SEARCH's rollback) and
+    # the largest: they differ when cwnd fell before ssthresh was set
     rec["max_ss_cwnd"] = last_ss_cwnd
+    rec["peak_cwnd"] = peak
+    rec["peak_cwnd_bdp"] = r(peak / a.bdp_pkts) if peak and a.bdp_pkts else None
+    rec["exit_srtt_ms"] = r(exit_srtt / 1e3, 2) if exit_srtt else None
+    # when the smoothed RTT first showed a step half-way up (the step's own check)
+    rec["srtt_rise_s"] = None
+    if a.rtt_step and s:
+        half = (rtt + at_t(1e9)) / 2 * 1e6
+        rec["srtt_rise_s"] = next((r(t - t0) for (t, _u, _c, _s, _w, srtt) in s if srtt >= half), None)
 
     # ---- reason: nstat HyStart counters (kernel) or the bpf_cubic trace record
     tb = [int(x) for x in a.nstat_before.split()]
@@ -157,6 +226,12 @@ def flow(a):
         for k in ("delay_min_us", "round_min_rtt_us", "train_len_us", "train_thresh_us", "delay_thresh_us",
                   "rounds", "samples", "pacing_rate"):
             rec["bpf_" + k] = e.get(k)
+        # a rule's own fields (SEARCH's search_*), whatever they are, at the
+        # top level; and the whole record, so that nothing is lost
+        for k in sorted(e):
+            if k.startswith("search_"):
+                rec["bpf_" + k] = e[k]
+        rec["bpf_exit_record"] = e
     rec["bpf_records"] = len(bpf_recs)
     if a.kind == "bpf":
         reason = rec["bpf_reason"] or (vocab.LOSS if exit_t is not None else vocab.NO_EXIT)
@@ -176,7 +251,9 @@ def flow(a):
     # cross-check: a detector's exit sets ssthresh = cwnd; a loss sets beta x cwnd
     hyst = reason in V.detector_exits
     rec["crosscheck_ok"] = (exit_t is None and reason == vocab.NO_EXIT) or (
-        exit_t is not None and hyst == (how == "ssthresh"))
+        exit_t is not None and hyst == (how in ("ssthresh", "ssthresh_drained")))
+    # (the bpf record is written on the ACK that sets ssthresh, after any
+    # rollback: its cwnd is the probe's exit cwnd, not the peak)
     if a.kind == "bpf" and bpf_recs and exit_cwnd:
         rec["crosscheck_ok"] = rec["crosscheck_ok"] and abs(rec["bpf_cwnd"] - exit_cwnd) <= max(2, 0.02 * exit_cwnd) \
             if hyst else rec["crosscheck_ok"]
@@ -184,7 +261,7 @@ def flow(a):
     # ---- iperf3 intervals: retransmissions (TCP_INFO total_retrans deltas)
     ivs = ip.get("intervals", []) if isinstance(ip.get("intervals"), list) else []
     rec["retrans_total"] = (ip.get("end", {}).get("sum_sent", {}) or {}).get("retransmits")
-    ss_end = (exit_t if exit_t is not None else a.duration) + 2 * rtt
+    ss_end = (exit_t if exit_t is not None else a.duration) + 2 * rtt_max
     rec["ss_retrans"] = sum(iv["sum"].get("retransmits", 0) or 0 for iv in ivs if iv["sum"]["start"] < ss_end) if ivs else None
     rec["tbf_drops"] = a.tbf_after - a.tbf_before
     rec["goodput_recv_mbit"] = r((ip.get("end", {}).get("sum_received", {}) or {}).get("bits_per_second", 0) / 1e6, 2) if ip.get("end") else None
@@ -203,7 +280,7 @@ def flow(a):
             prev = una
             ts.append(t - t0)
             acked.append(tot)
-        W = max(0.1, rtt)
+        W = max(0.1, rtt_max)
         j = 0
         for i in range(len(ts)):
             while j < i and ts[j] < ts[i] - W:
@@ -220,7 +297,7 @@ def flow(a):
     rec["t90_s"] = r(t90)
     rec["goodput_mbit"] = r(gp, 2)
     rec["goodput_frac"] = r(gp * 1e6 / payload_bps) if gp else None
-    rec["ideal_t_s"] = r(math.ceil(math.log2(max(a.bdp_pkts, 10) / 10)) * rtt + rtt) if a.bdp_pkts else None
+    rec["ideal_t_s"] = r(ideal_time(a.bdp_pkts, rtt, app_s, a.rtt_step))
 
     # ---- cwnd series: last sample of each 2 ms bucket around slow start (up to
     # max(0.3 s, 2 x exit time + 4 RTT), at most 2 s), of each 50 ms bucket after
@@ -285,11 +362,22 @@ def group(flows):
 
 def rtt_desc(fl):
     j = fl.get("jitter")
-    return f"{fl['rtt_ms']:g} ms" + (f" + up to {j} jitter" if j else "")
+    out = f"{fl['rtt_ms']:g} ms" + (f" + up to {j} jitter" if j else "")
+    if fl.get("rtt_step"):
+        _, _, ramp_us = path.rtt_step(fl["rtt_step"])
+        out += (f", {'ramping' if ramp_us else 'stepping'} to {fl['rtt_final_ms']:g} ms at "
+                f"{fl['rtt_step_at_s']:g} s" + (f" over {ramp_us / 1e3:g} ms" if ramp_us else ""))
+    return out
+
+
+def app_desc(fl):
+    return (f"application-limited start: {fl['app_frac']:.0%} of the rate for {fl['app_s']:g} s, then bulk"
+            if fl.get("app") else "")
 
 
 def scen_desc(fl):
-    return f"{fl['rate_mbit']:g} Mbit/s, {rtt_desc(fl)}, buffer {fl['buffer']} ({fl['buffer_pkts']} pkts), BDP {fl['bdp_pkts']}"
+    return (f"{fl['rate_mbit']:g} Mbit/s, {rtt_desc(fl)}, buffer {fl['buffer']} ({fl['buffer_pkts']} pkts), "
+            f"BDP {fl['bdp_pkts']}" + (f", {app_desc(fl)}" if fl.get("app") else ""))
 
 
 def fidelity(g):
@@ -330,10 +418,10 @@ def fidelity_md(rows):
 
 
 def fidelity_text(rows):
-    out = [f"{'scenario':<12} {'n':>5} {'cwnd cubic':>10} {'cwnd bpf':>9} {'ratio':>6} {'gp cubic':>9} {'gp bpf':>8} {'ratio':>6}  {'reason cubic/bpf':<22} verdict"]
+    out = [f"{'scenario':<14} {'n':>5} {'cwnd cubic':>10} {'cwnd bpf':>9} {'ratio':>6} {'gp cubic':>9} {'gp bpf':>8} {'ratio':>6}  {'reason cubic/bpf':<22} verdict"]
     for x in rows:
         fails = [k for k, ok in (("cwnd", x["ok_cwnd"]), ("goodput", x["ok_gp"]), ("reason", x["ok_reason"])) if not ok]
-        out.append(f"{x['scenario']:<12} {str(x['n_ref']) + '/' + str(x['n_cand']):>5} {fmt(x['cwnd_ref']):>10} {fmt(x['cwnd_cand']):>9} {fmt(x['cwnd_ratio'], 3):>6} "
+        out.append(f"{x['scenario']:<14} {str(x['n_ref']) + '/' + str(x['n_cand']):>5} {fmt(x['cwnd_ref']):>10} {fmt(x['cwnd_cand']):>9} {fmt(x['cwnd_ratio'], 3):>6} "
                    f"{fmt(x['gp_ref'], 1):>9} {fmt(x['gp_cand'], 1):>8} {fmt(x['gp_ratio'], 3):>6}  {x['reason_ref'] + '/' + x['reason_cand']:<22} "
                    + ("n/a (RTT noise)" if x["noisy"] else "pass" if x["ok"] else "FAIL (" + ", ".join(fails) + ")"))
     return "\n".join(out)
@@ -355,11 +443,21 @@ def summary_md(g):
 
 
 def scen_table(g):
-    out = ["| scenario | rate | RTT | buffer | BDP pkts | buffer pkts | ideal exit cwnd | ideal time to exit |", "|---|---|---|---|---|---|---|---|"]
+    """The scenarios, their class, what stresses them, the algorithms and
+    flow length each ran with (run.sh's table gives some only a subset)."""
+    every = []
+    for algs in g.values():
+        every += [a for a in algs if a not in every]
+    out = ["| scenario | class | rate | RTT | buffer | BDP pkts | buffer pkts | ideal exit cwnd | ideal time to exit "
+           "| sender | algorithms | flow s |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for sid, algs in g.items():
         fl = next(iter(algs.values()))[0]
-        out.append(f"| {sid} | {fl['rate_mbit']:g} Mbit/s | {rtt_desc(fl)} | {fl['buffer']} | {fl['bdp_pkts']} | {fl['buffer_pkts']} | "
-                   f"{fl['bdp_pkts']}-{fl['bdp_pkts'] + fl['buffer_pkts']} | {fmt(fl['ideal_t_s'], 2)} s |")
+        ran = "all" if list(algs) == every else " ".join(algs)
+        send = fl.get("sender") or "iperf3"
+        out.append(f"| {sid} | {'clean' if is_clean(fl) else 'stress'} | {fl['rate_mbit']:g} Mbit/s | {rtt_desc(fl)} | "
+                   f"{fl['buffer']} | {fl['bdp_pkts']} | {fl['buffer_pkts']} | "
+                   f"{fl['bdp_pkts']}-{fl['bdp_pkts'] + fl['buffer_pkts']} | {fmt(fl['ideal_t_s'], 2)} s | "
+                   f"{send}{' (' + app_desc(fl) + ')' if fl.get('app') else ''} | {ran} | {fl['duration_s']} |")
     return "\n".join(out)
 
 
@@ -380,7 +478,8 @@ def plots(g, cwnd_csv, outdir):
             if a not in algs_all:
                 algs_all.append(a)
     colors = {a: plt.cm.tab10(i % 10) for i, a in enumerate(algs_all)}
-    styles = {"cubic": "-", "bpf_linux": "--", "bpf_nuss": "-", "bpf_off": "-", "bpf_hspp": "-.", "reno": ":"}
+    styles = {"cubic": "-", "bpf_linux": "--", "bpf_nuss": "-", "bpf_off": "-", "bpf_hspp": "-.", "reno": ":",
+              "bpf_search": "--"}
     n = len(g)
     cols = 2 if n > 1 else 1
     rows = math.ceil(n / cols)
@@ -473,6 +572,256 @@ def exit_figure(plt, g, colors, rows, cols, n, outdir):
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(os.path.join(outdir, "exit_cwnd_bdp.png"), dpi=90)
     plt.close(fig)
+
+
+# ====================================================================== the ideal band
+
+BELOW = 0.8       # an exit "far below" the BDP: cwnd < 0.8 x BDP
+DEV_TOL = 0.1     # "no worse than HyStart": median |exit/BDP - 1| at most this much above
+HYSTART = "bpf_linux"
+PEAK_DIFF = 0.02  # a peak cwnd shown when it is more than 2 % above the exit cwnd
+
+
+def is_clean(x):
+    """The flow's scenario is clean (records from before the class field:
+    jitter was then the only stress)."""
+    return x["clean"] if "clean" in x else not x.get("jitter")
+
+
+def is_deep(x):
+    return x["buffer_pkts"] >= x["bdp_pkts"]
+
+
+def in_band(x):
+    """The ideal exit: BDP <= exit cwnd <= BDP + buffer, and no slow-start
+    retransmission (an unmeasured count is not zero)."""
+    c = x.get("exit_cwnd")
+    return (bool(x.get("exit_observed")) and c is not None and x.get("ss_retrans") == 0
+            and x["bdp_pkts"] <= c <= x["bdp_pkts"] + x["buffer_pkts"])
+
+
+def below(x):
+    b = x.get("exit_cwnd_bdp")
+    return b is not None and b < BELOW
+
+
+def peak_bdp(x):
+    return x.get("peak_cwnd_bdp", x.get("exit_cwnd_bdp"))
+
+
+def final_rtt_s(x):
+    return (x.get("rtt_final_ms") or x["rtt_ms"]) / 1e3
+
+
+def miss(x):
+    """(kind, detail) of a flow outside the band, from its exit reason, exit
+    cwnd / BDP, slow-start retransmissions and peak cwnd."""
+    if not x.get("exit_observed") or x.get("exit_cwnd") is None:
+        return "no exit", f"no exit in {x['duration_s']} s"
+    if x.get("ss_retrans") is None:
+        return "retransmissions not measured", "no iperf3 intervals"
+    b, reason, retx = x["exit_cwnd_bdp"], x["exit_reason"], x["ss_retrans"]
+    hi = 1 + x["buffer_pkts"] / x["bdp_pkts"]
+    pk = peak_bdp(x)
+    fell = pk is not None and pk > b * (1 + PEAK_DIFF)  # cwnd fell in slow start (a rollback)
+    if reason == vocab.LOSS:
+        d = f"loss at {b:.2f} BDP" + (f" in a rollback from {pk:.2f}" if fell else "") + f", {retx} retx"
+        return ("loss below the BDP" if b < 1 else "loss before detection"), d
+    by = reason.replace("_", " ")
+    if b < 1:
+        kind = f"early exit by {by}"
+    elif b > hi:
+        kind = f"late exit by {by}"
+    else:
+        kind = f"exit by {by} in range, but retransmissions"
+    detail = f"{b:.2f} BDP" + (f", peak {pk:.2f}" if fell else "") + (f", {retx} retx" if retx else "")
+    if x.get("rtt_step") and x.get("rtt_step_at_s") is not None and x.get("exit_time_s") is not None:
+        # the first ACK the changed delay holds back was due one RTT after the step
+        seen = x["rtt_step_at_s"] + x["rtt_ms"] / 1e3
+        detail += (f", {x['exit_time_s'] - seen:.2f} s after" if x["exit_time_s"] >= seen else
+                   f", {seen - x['exit_time_s']:.2f} s before") + " the RTT change reached the sender"
+    return kind, detail
+
+
+def why_missed(fl):
+    """One line: the kinds of miss among a (scenario, algorithm)'s flows
+    outside the band, most common first, each with its flows' details."""
+    out = collections.OrderedDict()
+    for x in fl:
+        if not in_band(x):
+            k, d = miss(x)
+            out.setdefault(k, []).append(d)
+    parts = sorted(out.items(), key=lambda kv: -len(kv[1]))
+    return "; ".join(f"{len(ds)}/{len(fl)} {k} ({', '.join(ds)})" for k, ds in parts)
+
+
+def band_row(sid, aid, fl):
+    f0 = fl[0]
+    ex = [x["exit_cwnd_bdp"] for x in fl]
+    pk = [peak_bdp(x) for x in fl]
+    t = med(x["exit_time_s"] for x in fl)
+    ideal = f0.get("ideal_t_s")
+    n_in = sum(1 for x in fl if in_band(x))
+    me, mp = med(ex), med(pk)
+    return dict(scenario=sid, algorithm=aid, clean=is_clean(f0), deep=is_deep(f0), n=len(fl), n_in=n_in,
+                majority=2 * n_in > len(fl), exit_bdp=me,
+                peak_bdp=mp if mp is not None and me is not None and mp > me * (1 + PEAK_DIFF) else None,
+                exit_t=t, ideal_t=ideal, t_ratio=t / ideal if t is not None and ideal else None,
+                t_diff_rtts=(t - ideal) / final_rtt_s(f0) if t is not None and ideal else None,
+                below=sum(1 for x in fl if below(x)), ssr=med(x["ss_retrans"] for x in fl),
+                dev=med(abs(x["exit_cwnd_bdp"] - 1) for x in fl if x["exit_cwnd_bdp"] is not None),
+                why=why_missed(fl) if n_in < len(fl) else "")
+
+
+def band(g):
+    """The ideal-band numbers: a row per (scenario, algorithm), and a summary
+    per algorithm over the same runs."""
+    rows = [band_row(sid, aid, fl) for sid, algs in g.items() for aid, fl in algs.items()]
+    algs = []
+    for x in rows:
+        if x["algorithm"] not in algs:
+            algs.append(x["algorithm"])
+    flows = {(sid, aid): fl for sid, al in g.items() for aid, fl in al.items()}
+    summ = []
+    for aid in algs:
+        mine = [x for x in rows if x["algorithm"] == aid]
+        fl = [f for x in mine for f in flows[(x["scenario"], aid)]]
+        clean = [x for x in mine if x["clean"]]
+        deep = {x["scenario"]: x for x in clean if x["deep"]}
+        summ.append(dict(algorithm=aid, clean_in=sum(x["majority"] for x in clean), clean_n=len(clean),
+                         all_in=sum(x["majority"] for x in mine), all_n=len(mine),
+                         flows_in=sum(1 for f in fl if in_band(f)), flows_n=len(fl),
+                         below=sum(1 for f in fl if below(f)), deep=deep))
+    ref = next((a for a in summ if a["algorithm"] == HYSTART), None)
+    cmp = [deep_compare(a, ref, flows) for a in summ]
+    for a, c in zip(summ, cmp):
+        a.update(c)
+        del a["deep"]
+    return rows, summ
+
+
+def deep_compare(a, ref, flows):
+    """On the clean deep-buffer scenarios (buffer >= 1 BDP) both ran: in-band
+    scenarios (majority) and the median |exit/BDP - 1| over their flows,
+    against HyStart's (bpf_linux). No worse: at least as many scenarios in
+    band, and a median deviation at most DEV_TOL above."""
+    common = sorted(set(a["deep"]) & set(ref["deep"])) if ref else sorted(a["deep"])
+
+    def dev(aid):
+        return med(abs(f["exit_cwnd_bdp"] - 1) for s in common for f in flows[(s, aid)]
+                   if f["exit_cwnd_bdp"] is not None)
+    out = dict(deep_n=len(common), deep_in=sum(a["deep"][s]["majority"] for s in common),
+               deep_dev=dev(a["algorithm"]), deep_scenarios=common)
+    if not ref or not common:
+        out.update(ref_in=None, ref_dev=None, no_worse=None)
+        return out
+    out["ref_in"] = sum(ref["deep"][s]["majority"] for s in common)
+    out["ref_dev"] = dev(ref["algorithm"])
+    out["no_worse"] = (out["deep_in"] >= out["ref_in"] and out["deep_dev"] is not None and out["ref_dev"] is not None
+                       and out["deep_dev"] <= out["ref_dev"] + DEV_TOL)
+    return out
+
+
+def verdict(a):
+    if a["algorithm"] == HYSTART:
+        return "(the reference)"
+    if a["no_worse"] is None:
+        return "-"
+    return ("no worse" if a["no_worse"] else "**worse**") + \
+        f" ({a['deep_in']} vs {a['ref_in']} in band; {fmt(a['deep_dev'], 2)} vs {fmt(a['ref_dev'], 2)})"
+
+
+def band_md(g):
+    rows, summ = band(g)
+    if not rows:
+        return ""
+    deep = next((a["deep_scenarios"] for a in summ if a["algorithm"] == HYSTART), None) or \
+        sorted({x["scenario"] for x in rows if x["clean"] and x["deep"]})
+    out = ["Ideal exit: BDP <= exit cwnd <= BDP + buffer **and** no slow-start retransmission "
+           "(`ss_retrans == 0`); ideal time ceil(log2(BDP/10)) RTTs + 1 RTT to the first ACK (on an "
+           "RTT-step path each round at the RTT of its time; after an application-limited start, that "
+           "phase's length on top, an upper bound). Same runs as every other table. A scenario counts "
+           "as in band for an algorithm when the **majority** of its repetitions are. *Clean* scenarios "
+           "have a constant RTT, no jitter, no application limit and no RTT change (the class column "
+           "of run.sh's table; each flow record carries it); the slow-start goal is stated on them.\n",
+           "### Per algorithm\n",
+           "| algorithm | clean scenarios in band | all scenarios in band | flows in band | flows below "
+           f"{BELOW} BDP | deep-buffer clean scenarios in band | median abs(exit/BDP - 1), deep | "
+           f"deep buffers: against HyStart ({HYSTART}) |",
+           "|---|---|---|---|---|---|---|---|"]
+    for a in summ:
+        out.append(f"| {a['algorithm']} | {a['clean_in']}/{a['clean_n']} | {a['all_in']}/{a['all_n']} | "
+                   f"{a['flows_in']}/{a['flows_n']} | {a['below']}/{a['flows_n']} | {a['deep_in']}/{a['deep_n']} | "
+                   f"{fmt(a['deep_dev'], 2)} | {verdict(a)} |")
+    out += ["",
+            f"Deep-buffer clean scenarios (buffer >= 1 BDP): {', '.join(deep) or 'none in this run'}. "
+            f"**No worse than HyStart** there means: at least as many of them in band as {HYSTART} and a "
+            f"median abs(exit/BDP - 1) over their flows at most {DEV_TOL} above {HYSTART}'s (in parentheses: "
+            "the algorithm's figures, then HyStart's). Scenario counts are of the scenarios each algorithm "
+            "ran (run.sh gives the shallow-buffer and stress rows its core algorithms only).\n",
+            "### Per scenario and algorithm\n",
+            f"Medians over the repetitions. *peak/BDP*: the largest slow-start cwnd, shown where it is "
+            f"more than {PEAK_DIFF:.0%} above the exit cwnd (a rule that rolled cwnd back before setting "
+            "ssthresh). *exit time / ideal*: the ratio, and the difference in RTTs (the RTT after any step). "
+            "*Why it missed* names, for the flows outside the band, the kind of miss (from the exit reason, "
+            "exit cwnd / BDP, retransmissions and peak cwnd) and each flow's numbers.\n",
+            "| scenario | class | BDP | buffer/BDP | algorithm | in band | exit/BDP | peak/BDP | exit time s / ideal "
+            f"| ratio | diff RTTs | below {BELOW} BDP | ss retx | why it missed |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for x in rows:
+        f0 = g[x["scenario"]][x["algorithm"]][0]
+        out.append(f"| {x['scenario']} | {'clean' if x['clean'] else 'stress'} | {f0['bdp_pkts']} | "
+                   f"{f0['buffer_pkts'] / f0['bdp_pkts']:.2g} | {x['algorithm']} | "
+                   f"{'**' if x['majority'] else ''}{x['n_in']}/{x['n']}{'**' if x['majority'] else ''} | "
+                   f"{fmt(x['exit_bdp'], 2)} | {fmt(x['peak_bdp'], 2, missing='')} | "
+                   f"{fmt(x['exit_t'], 3)} / {fmt(x['ideal_t'], 3)} | {fmt(x['t_ratio'], 2)} | "
+                   f"{fmt(x['t_diff_rtts'], 1)} | {x['below']} | {fmt(x['ssr'])} | {x['why']} |")
+    detail = search_detail(g)
+    if detail:
+        out += ["", detail]
+    return "\n".join(out)
+
+
+def search_detail(g):
+    """The rule's own state (the bpf record's search_* fields) at the exit of
+    each flow that missed the band, for the algorithms whose records have it."""
+    # (every bpf record has the fields; only a SEARCH-like rule fills them)
+    missed = [x for algs in g.values() for fl in algs.values() for x in fl
+              if not in_band(x) and any(v for k, v in x.items() if k.startswith("bpf_search_"))]
+    if not missed:
+        return ""
+    keys = sorted({k for x in missed for k in x if k.startswith("bpf_search_")})
+    out = ["SEARCH's state in its exit record (`cubicctl -j trace`), for the flows outside the band:\n",
+           "| scenario | algorithm | rep | reason | exit/BDP | peak/BDP | ss retx | " + " | ".join(k[4:] for k in keys) + " |",
+           "|---|---|---|---|---|---|---|" + "---|" * len(keys)]
+    for x in missed:
+        out.append(f"| {x['scenario']} | {x['algorithm']} | {x['rep']} | {x['exit_reason']} | {fmt(x['exit_cwnd_bdp'], 2)} | "
+                   f"{fmt(peak_bdp(x), 2)} | {fmt(x['ss_retrans'])} | "
+                   + " | ".join("-" if x.get(k) is None else str(x[k]) for k in keys) + " |")
+    return "\n".join(out)
+
+
+def band_text(g):
+    _, summ = band(g)
+    out = [f"{'algorithm':<12} {'clean in band':>13} {'all in band':>11} {'flows in band':>13} "
+           f"{'below ' + str(BELOW):>9} {'deep in band':>12} {'deep dev':>8}  against {HYSTART} (deep)"]
+    for a in summ:
+        out.append(f"{a['algorithm']:<12} {str(a['clean_in']) + '/' + str(a['clean_n']):>13} "
+                   f"{str(a['all_in']) + '/' + str(a['all_n']):>11} {str(a['flows_in']) + '/' + str(a['flows_n']):>13} "
+                   f"{a['below']:>9} {str(a['deep_in']) + '/' + str(a['deep_n']):>12} {fmt(a['deep_dev'], 2):>8}  "
+                   + verdict(a).replace("**", ""))
+    return "\n".join(out)
+
+
+def band_cmd(a):
+    """analyze.py band: the ideal-band section alone (no plots, no
+    matplotlib), or its numbers as JSON."""
+    g = group(load(a.inp))
+    if a.json:
+        rows, summ = band(g)
+        print(json.dumps({"rows": rows, "algorithms": summ}, indent=1))
+    else:
+        print(band_md(g))
 
 
 def story_2011(g):
@@ -743,6 +1092,7 @@ def report(a):
             f"Exit cross-check (tcp_probe against nstat / bpf trace record): {len(flows) - len(bad)}/{len(flows)} flows agree."]
     for x in bad:
         summ.append(disagreement(x))
+    summ += ["", "## Ideal band\n", band_md(g)]
     with open(os.path.join(outdir, "summary.md"), "w") as f:
         f.write("\n".join(summ) + "\n")
     if a.doc:
@@ -751,6 +1101,48 @@ def report(a):
     print(fidelity_text(fid))
     print(f"{sum(1 for x in fid if x['ok'])}/{sum(1 for x in fid if not x['noisy'])} scenarios pass "
           f"(+{sum(1 for x in fid if x['noisy'])} with RTT noise, no verdict); exit cross-check {len(flows) - len(bad)}/{len(flows)} flows")
+    print("\nIdeal band (BDP <= exit cwnd <= BDP + buffer, no slow-start retransmission; a scenario counts "
+          "when most of its repetitions do)")
+    print(band_text(g))
+
+
+def kernel_algos(flows):
+    out = []
+    for x in flows:
+        if x["kind"] == "kernel" and x["arg"] not in out:
+            out.append(x["arg"])
+    return out
+
+
+def algos_desc(flows):
+    """'presets `linux` (bpf_linux), ...' of the run's bpf algorithms."""
+    seen = collections.OrderedDict()
+    for x in flows:
+        if x["kind"] == "bpf":
+            seen.setdefault(x["algorithm"], x["arg"])
+    return "presets " + ", ".join(f"`{arg}` ({aid})" for aid, arg in seen.items()) if seen else "no preset"
+
+
+def subset_desc(g):
+    """Which scenarios ran which algorithms for how long (run.sh's algos= and
+    dur=), in words."""
+    every = []
+    for algs in g.values():
+        every += [a for a in algs if a not in every]
+    sets = collections.OrderedDict()
+    for sid, algs in g.items():
+        fl = next(iter(algs.values()))[0]
+        key = ("every algorithm" if list(algs) == every else " ".join(algs), fl["duration_s"])
+        sets.setdefault(key, []).append(sid)
+    return "; ".join(f"{', '.join(sids)}: {who}, {d} s flows" for (who, d), sids in sets.items()) + \
+        (". The shallow-buffer grid and the stress scenarios added for SEARCH run the core algorithms only "
+         "(run.sh's CORE_ALGOS: the references and every bpf_search* rule) with shorter flows, so that the whole "
+         "matrix stays within about 45 minutes (tools/eval/README.md)." if len(sets) > 1 else ".")
+
+
+def run_minutes(runinfo):
+    m = [w for w in runinfo.split() if w.startswith("wall_s=")]
+    return f"~{int(m[0][7:]) // 60} min last time" if m else "see run.txt"
 
 
 def write_doc(a, g, fid, flows, runinfo, bad):
@@ -760,9 +1152,10 @@ def write_doc(a, g, fid, flows, runinfo, bad):
     doc = ["# Evaluation: where does slow start end?\n",
            "<!-- generated by tools/eval/analyze.py report --doc from the last run "
            "(make eval); edit tools/eval/analyze.py, not this file -->\n",
-           "bpf_cubic (presets `linux`, `nussbaum-2011`, `off`) next to the kernel's own `cubic` and `reno`, "
-           "one bulk iperf3 flow at a time over an emulated bottleneck (tools/emu/pathemu: TBF bottleneck, "
-           "constant delay on the ACK path). Raw results: "
+           f"bpf_cubic ({algos_desc(flows)}) next to the kernel's own "
+           f"{' and '.join('`' + k + '`' for k in kernel_algos(flows)) or 'congestion controls'}, "
+           "one flow at a time over an emulated bottleneck (tools/emu/pathemu: TBF bottleneck, "
+           "delay on the ACK path). Raw results: "
            f"[{rel}/flows.jsonl]({rel}/flows.jsonl) (one line per flow), [{rel}/cwnd.csv]({rel}/cwnd.csv) "
            "(cwnd every 2 ms around slow start, every 50 ms after), [summary]({rel}/summary.md).\n".replace("{rel}", rel),
            "## Machine and method\n",
@@ -776,10 +1169,25 @@ def write_doc(a, g, fid, flows, runinfo, bad):
            "- Each namespace defaults to `reno`; iperf3 applies `-C` after connect(), so no flow inherits "
            "bbr's pacing (the bpf trace records `paced`; see below). Receive windows are raised so they "
            "never limit slow start (the bpf trace records `rwnd_limited`).\n",
+           "- **Senders**: iperf3 (bulk) on most paths. Where iperf3 cannot make the flow, "
+           "`tools/eval/flowgen.py` sends over a plain TCP socket whose congestion control is set before "
+           "connect(): the application-limited start (whole segments every 1 ms at a fraction of the "
+           "rate, iperf3 -b's default pacing timer, then bulk), and the RTT-step paths (its data starts "
+           "one RTT after the SYN-ACK that starts the path's RTT schedule, so the step's time is known). "
+           "It reports what the analysis reads of iperf3's output (0.1 s intervals of TCP_INFO "
+           "retransmission deltas; the peer's acknowledged bytes).\n",
+           "- **Classes**: a *clean* scenario has a constant RTT, no jitter, no application limit and no "
+           "RTT change; the others are *stress* scenarios (jitter on the ACK path, an application-limited "
+           "start, an RTT that steps or ramps up inside slow start: `pathemu --rtt-step`, timed from each "
+           "flow's SYN-ACK). On an RTT-step path the BDP is that of the RTT after the step.\n",
+           f"- **Run size**: {subset_desc(g)}\n",
            "- **Exit** (every algorithm, same method): the `tcp:tcp_probe` tracepoint in a tracefs "
            "instance of our own (clock `mono`, filtered on the server port; one sample per ACK). The exit "
            "is the first sample whose ssthresh is no longer infinite. If ssthresh is then >= the last "
-           "slow-start cwnd, HyStart set ssthresh = cwnd and that is the exit cwnd; otherwise (loss, "
+           "slow-start cwnd, HyStart set ssthresh = cwnd and that is the exit cwnd; if ssthresh is below it "
+           "but equals the sample's cwnd, a detector drained cwnd in slow start before setting ssthresh = "
+           "cwnd (SEARCH's rollback) and the exit cwnd is that ssthresh (`exit_cwnd_from` "
+           "`ssthresh_drained`; the largest slow-start cwnd before it is `peak_cwnd`); otherwise (loss, "
            "ssthresh = beta x cwnd) the exit cwnd is the last slow-start cwnd. **Reason**: for the kernel's "
            "cubic, the sender namespace's `TcpExtTCPHystartTrainDetect`/`DelayDetect` deltas (neither: "
            "loss); for bpf_cubic, its own trace record (`cubicctl -j trace`). Both are cross-checked "
@@ -792,7 +1200,7 @@ def write_doc(a, g, fid, flows, runinfo, bad):
            "max(100 ms, RTT)) reaches 90 % of the payload rate (rate x 1448/1500). **Goodput**: bytes "
            "acknowledged in the first few seconds (snd_una), over that window.\n",
            "- Ideal exit: BDP <= exit cwnd <= BDP + buffer, no retransmission; ideal time ceil(log2(BDP/10)) "
-           "RTTs (+1 RTT to the first ACK).\n",
+           "RTTs (+1 RTT to the first ACK). See [the ideal band](#ideal-band-where-each-rule-leaves-slow-start).\n",
            "## Scenarios\n", scen_table(g), ""]
     if st:
         fl0, lines = st
@@ -805,6 +1213,7 @@ def write_doc(a, g, fid, flows, runinfo, bad):
         doc.append("")
     if notes:
         doc += [notes.strip(), ""]
+    doc += ["## Ideal band: where each rule leaves slow start\n", band_md(g), ""]
     doc += ["## Fidelity: bpf_cubic `linux` against the kernel's `cubic`\n",
             f"Criteria: median exit cwnd within {FID_CWND:.0%}, median goodput within {FID_GOODPUT:.0%}, "
             "same majority exit reason.\n",
@@ -834,8 +1243,8 @@ def write_doc(a, g, fid, flows, runinfo, bad):
             f"![cwnd in slow start]({rel}/cwnd_slowstart.png)\n",
             f"![exit cwnd / BDP]({rel}/exit_cwnd_bdp.png)\n",
             "## Reproduce\n",
-            "```\nmake eval            # tools/eval/run.sh --out docs/eval --doc docs/EVALUATION.md (~14 min)\n"
-            "make eval-quick      # tools/eval/run.sh --quick: two scenarios, 3 s flows (~2.5 min)\n"
+            f"```\nmake eval            # tools/eval/run.sh --out docs/eval --doc docs/EVALUATION.md ({run_minutes(runinfo)})\n"
+            "make eval-quick      # tools/eval/run.sh --quick: two scenarios, 3 s flows (~3.5 min)\n"
             "/usr/bin/python3 tools/eval/analyze.py report --in docs/eval --doc docs/EVALUATION.md"
             "   # regenerate from the stored run\n```\n"]
     with open(a.doc, "w") as f:
@@ -853,17 +1262,29 @@ def main():
         f.add_argument("--" + k.replace("_", "-"), dest=k, type=int, required=True)
     f.add_argument("--cwnd-csv", dest="cwnd_csv")
     f.add_argument("--jitter", dest="jitter", default="")
+    f.add_argument("--class", dest="cls", choices=(CLEAN, STRESS), default=None,
+                   help="the scenario's class (default: clean unless --jitter, --app or --rtt-step)")
+    f.add_argument("--app", default="", help="F:T, an application-limited start (flowgen.py --app)")
+    f.add_argument("--rtt-step", dest="rtt_step", default="", help="AFTER:RTT2[:RAMP] (pathemu --rtt-step)")
+    f.add_argument("--sender", default="iperf3", choices=("iperf3", "flowgen"))
     rp = sub.add_parser("report")
     rp.add_argument("--in", dest="inp", required=True)
     rp.add_argument("--out")
     rp.add_argument("--doc")
     rp.add_argument("--candidate", default=CAND,
                     help="the algorithm id the fidelity table holds against the kernel's cubic")
+    bp = sub.add_parser("band", help="the ideal-band section alone (Markdown), or --json its numbers")
+    bp.add_argument("--in", dest="inp", required=True)
+    bp.add_argument("--json", action="store_true")
     a = p.parse_args()
     global V
     V = vocab.load()
     if a.cmd == "flow":
+        if a.cls is None:
+            a.cls = STRESS if (a.jitter or a.app or a.rtt_step) else CLEAN
         flow(a)
+    elif a.cmd == "band":
+        band_cmd(a)
     else:
         set_candidate(a.candidate)
         report(a)

@@ -12,13 +12,16 @@
 #
 # This script runs the flows and collects their raw files; analyze.py (on the
 # tools' Python library) turns each flow into a record and the records into
-# the report; paths and instances are tools/lib/netns.sh's.
+# the report; paths and instances are tools/lib/netns.sh's. Flows iperf3
+# cannot make (an application-limited start; a flow timed against the path's
+# RTT step) are flowgen.py's.
 set -Eeuo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=../lib/netns.sh
 . "$REPO/tools/lib/netns.sh"
 ANALYZE=$REPO/tools/eval/analyze.py
+FLOWGEN=$REPO/tools/eval/flowgen.py
 PY=${EVAL_PYTHON:-$TOOLS_PY}
 TRACEFS=/sys/kernel/tracing
 RCV_ADDR=10.77.2.2
@@ -29,32 +32,70 @@ RCV_ADDR=10.77.2.2
 #   kind "bpf":    ARG is a cubicctl preset; an instance PREFIX + ID without its
 #                  "bpf" head is loaded (be123_linux), at most 15 characters;
 #                  an optional 4th column is its datapath (cubicctl --datapath)
-# Adding an algorithm is one line here (e.g. "bpf_hspp bpf hystart++").
+# Adding an algorithm is one line here (e.g. "bpf_hspp bpf hystart++"). A
+# preset this cubicctl does not have (cubicctl help lists them) stops the run
+# before anything starts.
 ALGOS_ALL="
-cubic     kernel cubic
-bpf_linux bpf    linux
-bpf_nuss  bpf    nussbaum-2011
-bpf_off   bpf    off
-bpf_hspp  bpf    hystart++
-bpf_fast  bpf    linux     fast
-reno      kernel reno
+cubic      kernel cubic
+bpf_linux  bpf    linux
+bpf_nuss   bpf    nussbaum-2011
+bpf_off    bpf    off
+bpf_hspp   bpf    hystart++
+bpf_fast   bpf    linux     fast
+bpf_search bpf    search
+reno       kernel reno
 "
-# Scenarios: ID RATE RTT BUFFER [JITTER] (pathemu syntax). Rates stay <= 200
-# Mbit/s, the emulator's measured ceiling (tools/emu/README.md). JITTER is RTT
-# noise on the ACK path (pathemu --jitter: uniform, FIFO, so ACKs bunch).
+# The algorithms of the scenarios that name algos=core: the references, and
+# every SEARCH-like rule (a glob: a variant added as bpf_search2 is one too).
+CORE_ALGOS="cubic bpf_linux bpf_hspp bpf_search* reno"
+# Scenarios: ID RATE RTT BUFFER CLASS [KEY=VALUE...] (pathemu syntax). Rates
+# stay <= 200 Mbit/s, the emulator's measured ceiling (tools/emu/README.md).
+#   CLASS     clean: constant RTT, no jitter, no application limit, no RTT
+#             change (the paths the slow-start goal is stated on); stress:
+#             any of those (analyze.py reads it from each flow's record)
+#   jitter=T  RTT noise on the ACK path (pathemu --jitter: uniform, FIFO, so
+#             ACKs bunch)
+#   app=F:T   application-limited start: the first T seconds at F of the
+#             payload rate, then bulk (flowgen.py sends)
+#   step=A:RTT2[:RAMP]  the RTT becomes RTT2 at A after the flow's SYN-ACK
+#             (pathemu --rtt-step; flowgen.py sends, so the data starts one
+#             RTT after the SYN-ACK); BUFFER Nbdp is of RTT, the analysis
+#             uses RTT2's BDP
+#   algos=L   only these algorithms (comma-separated IDs or globs; "core" is
+#             CORE_ALGOS); default every algorithm
+#   dur=S     seconds per flow (default --duration's; --duration overrides)
+# The stress and shallow-buffer rows added for SEARCH (issue 14) run the core
+# algorithms, with shorter flows, so the whole matrix stays within ~45 min.
 SCENARIOS_ALL="
-s2011      200mbit 11.3ms 1bdp
-s2011_q25  200mbit 11.3ms 0.25bdp
-r100_5_2   100mbit 5ms    2bdp
-r50_20_1   50mbit  20ms   1bdp
-r100_40_q1 100mbit 40ms   0.1bdp
-r20_80_2   20mbit  80ms   2bdp
-r10_100_1  10mbit  100ms  1bdp
-r50_200_h  50mbit  200ms  0.5bdp
-j100_20_2  100mbit 20ms   2bdp   4ms
-j50_40_2   50mbit  40ms   2bdp   15ms
+s2011         200mbit 11.3ms 1bdp    clean
+s2011_q25     200mbit 11.3ms 0.25bdp clean
+r100_5_2      100mbit 5ms    2bdp    clean
+r50_20_1      50mbit  20ms   1bdp    clean
+r100_40_q1    100mbit 40ms   0.1bdp  clean
+r20_80_2      20mbit  80ms   2bdp    clean
+r10_100_1     10mbit  100ms  1bdp    clean
+r50_200_h     50mbit  200ms  0.5bdp  clean
+j100_20_2     100mbit 20ms   2bdp    stress jitter=4ms
+j50_40_2      50mbit  40ms   2bdp    stress jitter=15ms
+r100_10_q1    100mbit 10ms   0.1bdp  clean  algos=core dur=3
+r100_10_q25   100mbit 10ms   0.25bdp clean  algos=core dur=3
+r100_10_q5    100mbit 10ms   0.5bdp  clean  algos=core dur=3
+r100_40_q25   100mbit 40ms   0.25bdp clean  algos=core dur=3
+r100_40_q5    100mbit 40ms   0.5bdp  clean  algos=core dur=3
+r100_100_q1   100mbit 100ms  0.1bdp  clean  algos=core dur=3
+r100_100_q25  100mbit 100ms  0.25bdp clean  algos=core dur=3
+r100_100_q5   100mbit 100ms  0.5bdp  clean  algos=core dur=3
+r50_20_6      50mbit  20ms   6bdp    clean  algos=core dur=3
+app100_40_1   100mbit 40ms   1bdp    stress app=40%:1s algos=core dur=4
+step100_40_80 100mbit 40ms   2bdp    stress step=200ms:80ms algos=core dur=3
+ramp100_40_80 100mbit 40ms   2bdp    stress step=200ms:80ms:200ms algos=core dur=3
 "
 QUICK_SCENARIOS="r50_20_1 s2011"
+# Run-time model for the estimate printed at the start, fitted to this
+# machine's runs (1396 s for the 210 flows of 10 scenarios x 7 algorithms):
+# a flow takes its duration + 1.0 s (+0.3 s for a bpf flow, whose tracer
+# starts first) + 6 RTTs (iperf3's set-up and end); a path 1 s.
+EST_FLOW_S=1.0 EST_BPF_S=0.3 EST_RTTS=6 EST_PATH_S=1
 
 usage() {
 	sed -n '/^# usage:/,/^# See/s/^# \{0,1\}//p' "$0"
@@ -62,7 +103,8 @@ usage() {
 
   --quick         CI size: scenarios r50_20_1 and s2011, 3 reps, 3 s flows
   --reps N        repetitions of each (scenario, algorithm) (default 3)
-  --duration S    seconds per flow (default 5; 3 with --quick)
+  --duration S    seconds per flow, all scenarios (default 5, or the scenario's
+                  dur=; 3 with --quick)
   --out DIR       results: flows.jsonl, cwnd.csv, summary.md, PNG plots
                   (default eval-out/)
   --scenarios L   only these scenario IDs (see --list)
@@ -73,7 +115,8 @@ usage() {
   --candidate ID  the algorithm the fidelity table holds against the kernel's
                   cubic (default bpf_linux; bpf_fast for the fast datapath)
   --no-report     skip analyze.py (results only)
-  --list          print the scenarios and algorithms and exit
+  --list          print the scenarios and algorithms (each scenario's
+                  algorithms, its flow seconds) and exit
 EOF
 }
 
@@ -83,7 +126,7 @@ log() { echo "eval: $*" >&2; }
 # ---------------------------------------------------------------- arguments
 
 CMDLINE="tools/eval/run.sh $*"
-QUICK=0 REPS='' DUR='' OUT='' SCEN_SEL='' ALGO_SEL='' PFX='' REPORT=1 DOC= CANDIDATE=
+QUICK=0 REPS='' DUR='' OUT='' SCEN_SEL='' ALGO_SEL='' PFX='' REPORT=1 DOC= CANDIDATE= LIST=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1 ;;
@@ -96,7 +139,7 @@ while [ $# -gt 0 ]; do
 	--prefix) PFX=${2:?--prefix needs a value}; shift ;;
 	--doc) DOC=${2:?--doc needs a file}; shift ;;
 	--no-report) REPORT=0 ;;
-	--list) printf 'scenarios (id rate rtt buffer):%s\nalgorithms (id kind arg):%s\n' "$SCENARIOS_ALL" "$ALGOS_ALL"; exit 0 ;;
+	--list) LIST=1 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -106,11 +149,15 @@ if [ "$QUICK" = 1 ]; then
 	: "${REPS:=3}" "${DUR:=3}"
 	SCEN_SEL=${SCEN_SEL:-$QUICK_SCENARIOS}
 fi
+# an explicit --duration holds for every scenario; else each its dur= or 5 s
+DUR_SET=${DUR:+1}
 : "${REPS:=3}" "${DUR:=5}" "${OUT:=eval-out}"
 PFX=${PFX:-be$(( $$ % 10000 ))}
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --reps: positive integer" >&2; exit 2; }
 [[ $DUR =~ ^[1-9][0-9]*$ ]] && [ "$DUR" -ge 2 ] || { echo "run.sh: --duration: integer >= 2" >&2; exit 2; }
 [[ $PFX =~ ^[A-Za-z0-9]{1,9}$ ]] || { echo "run.sh: --prefix: 1-9 letters or digits" >&2; exit 2; }
+
+bad_table() { echo "run.sh: $*" >&2; exit 2; }
 
 # selection, in matrix order
 select_rows() { # TABLE SELECTION
@@ -120,12 +167,108 @@ select_rows() { # TABLE SELECTION
 		if [ -z "$sel" ] || [[ " $sel " == *" $id "* ]]; then echo "$id $rest"; fi
 	done <<<"$table"
 }
+
+# opt KEY "KEY=VALUE ...": a scenario option's value (empty if absent)
+opt() {
+	local kv
+	for kv in $2; do
+		[ "${kv%%=*}" != "$1" ] || { echo "${kv#*=}"; return 0; }
+	done
+}
+
+# check_scenario ROW: a well-formed table row, whose class says the truth
+check_scenario() {
+	local sid rate rtt buf class opts kv d
+	read -r sid rate rtt buf class opts <<<"$1"
+	case $class in clean | stress) ;; *) bad_table "scenario $sid: class '$class' is neither clean nor stress" ;; esac
+	for kv in $opts; do
+		case ${kv%%=*} in jitter | app | step | algos | dur) ;; *) bad_table "scenario $sid: unknown option '$kv'" ;; esac
+	done
+	if [ "$class" = clean ] && [ -n "$(opt jitter "$opts")$(opt app "$opts")$(opt step "$opts")" ]; then
+		bad_table "scenario $sid: a clean scenario has no jitter, app or step"
+	fi
+	d=$(opt dur "$opts")
+	[ -z "$d" ] || [[ $d =~ ^[1-9][0-9]*$ && $d -ge 2 ]] || bad_table "scenario $sid: dur=$d: integer >= 2"
+	d=$(opt app "$opts")
+	[ -z "$d" ] || [[ $d =~ ^[0-9.]+%?:[0-9.]+(us|ms|s)$ ]] || bad_table "scenario $sid: app=$d: F:T (40%:1s)"
+	# the path's own numbers, as pathemu will parse them
+	d=$(cubictools path --rate "$rate" --rtt "$rtt" --buffer "$buf" --jitter "$(opt jitter "$opts")" \
+		--rtt-step "$(opt step "$opts")" 2>&1 >/dev/null) || bad_table "scenario $sid: $d"
+}
+
+# scen_algos OPTS: the rows of ALGOS (the selected algorithms) a scenario
+# runs, in table order: all, or those its algos= names (IDs, globs, "core")
+scen_algos() {
+	local sel pats=() p a id
+	sel=$(opt algos "$1")
+	for p in ${sel//,/ }; do
+		# shellcheck disable=SC2206 # core's globs stay globs
+		if [ "$p" = core ]; then pats+=($CORE_ALGOS); else pats+=("$p"); fi
+	done
+	for a in "${ALGOS[@]}"; do
+		id=${a%% *}
+		if [ ${#pats[@]} -eq 0 ]; then echo "$a"; continue; fi
+		for p in "${pats[@]}"; do
+			# shellcheck disable=SC2053 # a glob on purpose
+			if [[ $id == $p ]]; then echo "$a"; break; fi
+		done
+	done
+}
+
+# scen_dur OPTS: seconds per flow
+scen_dur() {
+	local d
+	d=$(opt dur "$1")
+	if [ -n "$DUR_SET" ] || [ -z "$d" ]; then echo "$DUR"; else echo "$d"; fi
+}
+
 mapfile -t SCENARIOS < <(select_rows "$SCENARIOS_ALL" "$SCEN_SEL")
 mapfile -t ALGOS < <(select_rows "$ALGOS_ALL" "$ALGO_SEL")
 [ ${#SCENARIOS[@]} -gt 0 ] || { echo "run.sh: no scenario selected (--list)" >&2; exit 2; }
 [ ${#ALGOS[@]} -gt 0 ] || { echo "run.sh: no algorithm selected (--list)" >&2; exit 2; }
 for s in $SCEN_SEL; do grep -q "^$s " < <(printf '%s\n' "${SCENARIOS[@]}") || { echo "run.sh: unknown scenario $s" >&2; exit 2; }; done
 for a in $ALGO_SEL; do grep -q "^$a " < <(printf '%s\n' "${ALGOS[@]}") || { echo "run.sh: unknown algorithm $a" >&2; exit 2; }; done
+for s in "${SCENARIOS[@]}"; do check_scenario "$s"; done
+
+# the algorithms some selected scenario runs (only those are checked and loaded)
+USED=()
+for a in "${ALGOS[@]}"; do
+	for s in "${SCENARIOS[@]}"; do
+		read -r _ _ _ _ _ opts <<<"$s"
+		if scen_algos "$opts" | grep -q "^${a%% *} "; then USED+=("$a"); break; fi
+	done
+done
+[ ${#USED[@]} -gt 0 ] || { echo "run.sh: the selected scenarios run none of the selected algorithms (--list)" >&2; exit 2; }
+
+# estimate: the run-time model over the selected matrix, seconds
+estimate() {
+	local s sid rate rtt buf class opts step rtt2
+	for s in "${SCENARIOS[@]}"; do
+		read -r sid rate rtt buf class opts <<<"$s"
+		step=$(opt step "$opts")
+		rtt2=${step#*:}
+		rtt2=${rtt2%%:*}
+		echo "$(scen_dur "$opts") $rtt ${rtt2:--} $(scen_algos "$opts" | grep -c .) $(scen_algos "$opts" | grep -c ' bpf ')"
+	done | awk -v reps="$REPS" -v f="$EST_FLOW_S" -v b="$EST_BPF_S" -v k="$EST_RTTS" -v p="$EST_PATH_S" '
+		function sec(t) { return t ~ /us$/ ? t / 1e6 : t ~ /ms$/ ? t / 1e3 : t + 0 }
+		{ r = sec($2); if ($3 != "-" && sec($3) > r) r = sec($3)
+		  if ($4 > 0) tot += p + reps * ($4 * ($1 + f + k * r) + $5 * b) }
+		END { printf "%d\n", tot + 0.5 }'
+}
+
+list() {
+	local s sid rate rtt buf class opts ids
+	echo "scenarios (id rate rtt buffer class options | algorithms | seconds per flow):"
+	for s in "${SCENARIOS[@]}"; do
+		read -r sid rate rtt buf class opts <<<"$s"
+		ids=$(scen_algos "$opts" | awk '{print $1}' | tr '\n' ' ')
+		printf '  %-14s %-8s %-7s %-8s %-6s %-34s| %s| %s\n' "$sid" "$rate" "$rtt" "$buf" "$class" "$opts" "$ids" "$(scen_dur "$opts")"
+	done
+	printf 'algorithms (id kind arg [datapath]):%s' "$ALGOS_ALL"
+	echo "core (algos=core): $CORE_ALGOS"
+	echo "estimated run time, $REPS reps: $(estimate) s"
+}
+[ "$LIST" = 0 ] || { list; exit 0; }
 
 # ---------------------------------------------------------------- checks
 
@@ -137,10 +280,18 @@ done
 [ -x "${PATHEMU_DELAYQ:-$REPO/build/delayq}" ] || die "build/delayq is missing: run make"
 [ "$REPORT" = 0 ] || "$PY" -c 'import matplotlib' 2>/dev/null ||
 	die "$PY has no matplotlib (apt-get install python3-matplotlib) or use --no-report"
+# every preset the run needs, now rather than when its first flow comes
+PRESETS=$("$CUBICCTL" help | sed -n '/^presets/,/^$/p' | awk '/^  [^ ]/ {print $1}')
+for a in "${USED[@]}"; do
+	read -r id kind arg _ <<<"$a"
+	[ "$kind" = bpf ] || continue
+	grep -qxF -- "$arg" <<<"$PRESETS" ||
+		die "algorithm $id: $CUBICCTL has no preset '$arg' (it has: $(tr '\n' ' ' <<<"$PRESETS")); build one that has, or leave $id out (--algos)"
+done
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 mountpoint -q "$TRACEFS" || mount -t tracefs tracefs "$TRACEFS"
 [ -e "$TRACEFS/events/tcp/tcp_probe" ] || die "no tcp:tcp_probe tracepoint"
-for a in "${ALGOS[@]}"; do
+for a in "${USED[@]}"; do
 	read -r id kind arg <<<"$a"
 	if [ "$kind" = kernel ]; then
 		registered "$arg" || modprobe "tcp_$arg" 2>/dev/null || true
@@ -176,6 +327,7 @@ cleanup() {
 		echo 0 >"$TI/events/tcp/tcp_probe/enable" 2>/dev/null
 		rmdir "$TI" 2>/dev/null || log "could not remove tracefs instance $TI"
 	fi
+	# (the path's end also ends every process in it: iperf3 or flowgen.py's sink)
 	[ "$PATH_UP" = 1 ] && path_down "$PATHN"
 	for n in "${LOADED[@]}"; do
 		instance_unload "$n" || log "could not unload $n"
@@ -198,7 +350,7 @@ CWND=$OUT/cwnd.csv
 : >"$FLOWS"
 echo "scenario,algorithm,rep,t_s,cwnd,ssthresh_finite" >"$CWND"
 
-for a in "${ALGOS[@]}"; do
+for a in "${USED[@]}"; do
 	read -r id kind arg dp <<<"$a"
 	[ "$kind" = bpf ] || continue
 	LOADED+=("${PFX}${id#bpf}")
@@ -211,13 +363,19 @@ echo mono >"$TI/trace_clock"
 echo 16384 >"$TI/buffer_size_kb"
 echo 0 >"$TI/options/overwrite" # a full buffer loses the end of a flow, not its slow start
 echo 0 >"$TI/tracing_on"
-# the iperf3 server's port: the filter keeps the sender's sockets of our flows only
+# the server's port: the filter keeps the sender's sockets of our flows only
 PORT=$(( 20000 + $$ % 20000 ))
 echo "dport == $PORT" >"$TI/events/tcp/tcp_probe/filter"
 echo 1 >"$TI/events/tcp/tcp_probe/enable"
 T_START=$(date +%s)
-NFLOWS=$(( ${#SCENARIOS[@]} * ${#ALGOS[@]} * REPS ))
-log "${#SCENARIOS[@]} scenarios x ${#ALGOS[@]} algorithms x $REPS reps = $NFLOWS flows of ${DUR}s -> $OUT"
+NFLOWS=0
+for s in "${SCENARIOS[@]}"; do
+	read -r _ _ _ _ _ opts <<<"$s"
+	NFLOWS=$(( NFLOWS + $(scen_algos "$opts" | grep -c .) * REPS ))
+done
+EST=$(estimate)
+log "${#SCENARIOS[@]} scenarios, ${#USED[@]} algorithms, $REPS reps: $NFLOWS flows -> $OUT"
+log "estimated run time: $(( EST / 60 )) min $(( EST % 60 )) s (tools/eval/README.md: the model)"
 
 hystart_counters() { # -> "train delay"
 	ip netns exec "$PATHN-snd" nstat -asz TcpExtTCPHystartTrainDetect TcpExtTCPHystartDelayDetect 2>/dev/null |
@@ -227,9 +385,67 @@ tbf_dropped() {
 	"$PATHEMU" show --name "$PATHN" | sed -n 's/^tbf_dropped=//p'
 }
 
+# ---------------------------------------------------------------- one path
+# The scenario in force: S_ID S_RATE S_RTT S_BUF S_CLASS, its options S_JIT
+# S_APP S_STEP, S_DUR seconds per flow, S_GEN (1: flowgen.py sends), and the
+# path's BDP (after any RTT step) and buffer in packets.
+
+# path_start ROW: the scenario's path and its server
+path_start() {
+	local opts
+	read -r S_ID S_RATE S_RTT S_BUF S_CLASS opts <<<"$1"
+	S_JIT=$(opt jitter "$opts") S_APP=$(opt app "$opts") S_STEP=$(opt step "$opts")
+	S_DUR=$(scen_dur "$opts")
+	# iperf3 cannot change its rate mid-flow, nor start its data a known time
+	# after its connection's SYN-ACK (it opens a control connection first)
+	S_GEN=0
+	[ -z "$S_APP$S_STEP" ] || S_GEN=1
+	log "scenario $S_ID ($S_CLASS): $S_RATE $S_RTT buffer $S_BUF${S_JIT:+ jitter $S_JIT}${S_APP:+ app-limited $S_APP}${S_STEP:+ rtt step $S_STEP}, ${S_DUR}s flows"
+	PATH_UP=1
+	path_up "$PATHN" "$S_RATE" "$S_RTT" "$S_BUF" ${S_JIT:+--jitter "$S_JIT"} ${S_STEP:+--rtt-step "$S_STEP"} ||
+		die "pathemu start failed for $S_ID"
+	BDP=$PATH_BDP BUFP=$PATH_BUF
+	if [ -n "$S_STEP" ]; then
+		BDP=$("$PATHEMU" show --name "$PATHN" | sed -n 's/^rtt_step_bdp_pkts=//p')
+	fi
+	if [ "$S_GEN" = 1 ]; then
+		sink_start || die "no flowgen.py sink for $S_ID"
+	else
+		netns_iperf_server "$PATHN-rcv" "$PORT" || die "no iperf3 server for $S_ID"
+	fi
+	# the delay queue warms up; the first flow must not pay for it
+	ip netns exec "$PATHN-snd" ping -c 2 -i 0.2 -q "$RCV_ADDR" >/dev/null 2>&1 || true
+}
+
+# sink_start: flowgen.py's sink on PORT in the receiver namespace, listening
+# when this returns; not our child (the path's end ends it)
+sink_start() {
+	( ip netns exec "$PATHN-rcv" "$PY" "$FLOWGEN" sink --port "$PORT" >/dev/null 2>&1 & )
+	for _ in $(seq 100); do
+		ip netns exec "$PATHN-rcv" ss -Hltn "sport = :$PORT" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # ---------------------------------------------------------------- one flow
-run_flow() { # SCEN_ID RATE RTT BUF ALGO_ID KIND ARG REP
-	local sid=$1 rate=$2 rtt=$3 buf=$4 aid=$5 kind=$6 arg=$7 rep=$8
+
+# send CA FILE: one flow of S_DUR seconds with congestion control CA; its
+# iperf3 -J document (or flowgen.py's) in FILE, stderr in FILE.err
+send() {
+	local ca=$1 f=$2
+	if [ "$S_GEN" = 1 ]; then
+		timeout $(( S_DUR + 30 )) ip netns exec "$PATHN-snd" "$PY" "$FLOWGEN" send --addr "$RCV_ADDR" \
+			--port "$PORT" --ca "$ca" --duration "$S_DUR" --rate "$S_RATE" ${S_APP:+--app "$S_APP"} \
+			>"$f" 2>"$f.err"
+	else
+		timeout $(( S_DUR + 30 )) ip netns exec "$PATHN-snd" \
+			iperf3 -c "$RCV_ADDR" -p "$PORT" -C "$ca" -t "$S_DUR" -i 0.1 -J >"$f" 2>"$f.err"
+	fi
+}
+
+run_flow() { # ALGO_ID KIND ARG REP
+	local aid=$1 kind=$2 arg=$3 rep=$4
 	local ca=$arg f=$TMP/flow
 	[ "$kind" = bpf ] && ca=${PFX}${aid#bpf}
 	rm -f "$f".*
@@ -244,8 +460,7 @@ run_flow() { # SCEN_ID RATE RTT BUF ALGO_ID KIND ARG REP
 		sleep 0.3
 	fi
 	local rc=0 arc=0
-	timeout $(( DUR + 30 )) ip netns exec "$PATHN-snd" \
-		iperf3 -c "$RCV_ADDR" -p "$PORT" -C "$ca" -t "$DUR" -i 0.1 -J >"$f.iperf" 2>"$f.iperf.err" || rc=$?
+	send "$ca" "$f.iperf" || rc=$?
 	sleep 0.2
 	echo 0 >"$TI/tracing_on"
 	if [ -n "$TRACE_PID" ]; then
@@ -260,36 +475,34 @@ run_flow() { # SCEN_ID RATE RTT BUF ALGO_ID KIND ARG REP
 	h1=$(hystart_counters)
 	d1=$(tbf_dropped)
 	if [ "$rc" != 0 ]; then
-		log "iperf3 failed ($sid $aid rep $rep, rc $rc): $(head -c 300 "$f.iperf.err") $(jq -r '.error? // empty' "$f.iperf" 2>/dev/null)"
+		log "the sender failed ($S_ID $aid rep $rep, rc $rc): $(head -c 300 "$f.iperf.err") $(jq -r '.error? // empty' "$f.iperf" 2>/dev/null)"
 	fi
-	"$PY" "$ANALYZE" flow --scenario "$sid" --algorithm "$aid" --kind "$kind" --arg "$arg" \
-		--rep "$rep" --rate "$rate" --rtt "$rtt" --buffer "$buf" ${jit:+--jitter "$jit"} \
-		--bdp-pkts "$BDP" --buffer-pkts "$BUFP" --port "$PORT" --duration "$DUR" \
+	"$PY" "$ANALYZE" flow --scenario "$S_ID" --algorithm "$aid" --kind "$kind" --arg "$arg" \
+		--rep "$rep" --rate "$S_RATE" --rtt "$S_RTT" --buffer "$S_BUF" --class "$S_CLASS" \
+		${S_JIT:+--jitter "$S_JIT"} ${S_APP:+--app "$S_APP"} ${S_STEP:+--rtt-step "$S_STEP"} \
+		--sender "$( [ "$S_GEN" = 1 ] && echo flowgen || echo iperf3 )" \
+		--bdp-pkts "$BDP" --buffer-pkts "$BUFP" --port "$PORT" --duration "$S_DUR" \
 		--iperf "$f.iperf" --probe "$f.probe" --bpf-trace "$f.bpf" \
 		--nstat-before "$h0" --nstat-after "$h1" --tbf-before "${d0:-0}" --tbf-after "${d1:-0}" \
 		--cwnd-csv "$CWND" >>"$FLOWS" || arc=$?
 	# an impossible window (analyze.py has named the flow, time and value) ends the run
 	[ "${arc:-0}" != 3 ] || { IMPOSSIBLE=1; exit 3; }
-	[ "${arc:-0}" = 0 ] || log "analysis of $sid $aid rep $rep failed"
+	[ "${arc:-0}" = 0 ] || log "analysis of $S_ID $aid rep $rep failed"
 }
 
 # ---------------------------------------------------------------- the matrix
 i=0
 for s in "${SCENARIOS[@]}"; do
-	read -r sid rate rtt buf jit <<<"$s"
-	log "scenario $sid: $rate $rtt buffer $buf${jit:+ jitter $jit}"
-	PATH_UP=1
-	path_up "$PATHN" "$rate" "$rtt" "$buf" ${jit:+--jitter "$jit"} || die "pathemu start failed for $sid"
-	BDP=$PATH_BDP BUFP=$PATH_BUF
-	netns_iperf_server "$PATHN-rcv" "$PORT" || die "no iperf3 server for $sid"
-	# the delay queue warms up; the first flow must not pay for it
-	ip netns exec "$PATHN-snd" ping -c 2 -i 0.2 -q "$RCV_ADDR" >/dev/null 2>&1 || true
+	read -r _ _ _ _ _ opts <<<"$s"
+	mapfile -t RUN < <(scen_algos "$opts")
+	[ ${#RUN[@]} -gt 0 ] || continue
+	path_start "$s"
 	for rep in $(seq "$REPS"); do
-		for a in "${ALGOS[@]}"; do
-			read -r aid kind arg <<<"$a"
+		for a in "${RUN[@]}"; do
+			read -r aid kind arg _ <<<"$a"
 			i=$(( i + 1 ))
-			log "[$i/$NFLOWS] $sid $aid rep $rep"
-			run_flow "$sid" "$rate" "$rtt" "$buf" "$aid" "$kind" "$arg" "$rep"
+			log "[$i/$NFLOWS] $S_ID $aid rep $rep"
+			run_flow "$aid" "$kind" "$arg" "$rep"
 			# let the queue drain and the path go idle
 			sleep 0.3
 		done
@@ -302,11 +515,11 @@ T_END=$(date +%s)
 {
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "command=$CMDLINE"
-	echo "duration_s=$DUR reps=$REPS flows=$NFLOWS wall_s=$(( T_END - T_START ))"
+	echo "duration_s=$DUR${DUR_SET:+ (all scenarios)} reps=$REPS flows=$NFLOWS wall_s=$(( T_END - T_START )) est_s=$EST"
 	echo "kernel=$(uname -r) cpus=$(nproc) hz=250"
 	echo "git=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
 } >"$OUT/run.txt"
-log "matrix done in $(( T_END - T_START )) s"
+log "matrix done in $(( T_END - T_START )) s (estimated $EST s)"
 
 if [ "$REPORT" = 1 ]; then
 	"$PY" "$ANALYZE" report --in "$OUT" --out "$OUT" ${DOC:+--doc "$DOC"} ${CANDIDATE:+--candidate "$CANDIDATE"}

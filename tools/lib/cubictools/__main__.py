@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the shell of tools/ and tests/ asks the library (python3 -B -m cubictools):
 
-  path --rate R --rtt T --buffer B [--loss L] [--jitter J] [--burst-us U]
+  path --rate R --rtt T --buffer B [--loss L] [--jitter J] [--rtt-step S]
+        [--burst-us U]
         pathemu's numbers as key=value lines; bad input: the reason on
         stderr, exit 2
   bound --bdp N --buffer M | --send-buffer BYTES
@@ -26,6 +27,7 @@ def main(argv=None):
     pp.add_argument("--buffer", required=True)
     pp.add_argument("--loss", default="0")
     pp.add_argument("--jitter", default="")
+    pp.add_argument("--rtt-step", default="")
     pp.add_argument("--burst-us", type=float, default=250)
     pb = sub.add_parser("bound")
     pb.add_argument("--bdp", type=int)
@@ -38,7 +40,7 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.cmd == "path":
         try:
-            cfg = path.config(a.rate, a.rtt, a.buffer, a.loss, a.jitter, a.burst_us)
+            cfg = path.config(a.rate, a.rtt, a.buffer, a.loss, a.jitter, a.burst_us, a.rtt_step)
         except path.BadInput as e:
             print(e, file=sys.stderr)
             return 2

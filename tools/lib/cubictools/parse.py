@@ -63,6 +63,21 @@ def parse_loss(text):
     return x
 
 
+def parse_app(text):
+    """An application-limited start, 'F:T' ('40%:1s', '0.4:500ms') -> (0.4,
+    1.0): the first T seconds at F (a fraction in (0, 1], or a percentage)
+    of the path's payload rate (tools/eval: app=, flowgen.py --app)."""
+    frac, sep, secs = text.strip().partition(":")
+    try:
+        f = float(frac[:-1]) / 100 if frac.endswith("%") else float(frac)
+        t = parse_time(secs)
+    except ValueError:
+        f = t = None
+    if not sep or f is None or not 0 < f <= 1 or t <= 0:
+        raise ValueError(f"'{text}': F:T, a fraction (0.4 or 40%) and a time (1s)")
+    return f, t
+
+
 # ---------------------------------------------------------------- iperf3 -J
 
 def load_json(path):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""pathemu's arithmetic: from its --rate, --rtt, --buffer, --loss and
---jitter to the numbers it configures (tools/emu/README.md)."""
+"""pathemu's arithmetic: from its --rate, --rtt, --buffer, --loss, --jitter
+and --rtt-step to the numbers it configures (tools/emu/README.md)."""
 from . import parse
 
 RATE_MIN, RATE_MAX = 8000, 100e9     # bit/s
@@ -19,9 +19,27 @@ def _us(text):
     return int(t + 0.5)
 
 
-def config(rate, rtt, buffer, loss="0", jitter="", burst_us=250):
+def rtt_step(text):
+    """--rtt-step AFTER:RTT[:RAMP] ('300ms:40ms', '200ms:80ms:100ms') ->
+    (after_us, rtt_us, ramp_us): AFTER the flow's start (its SYN-ACK) the
+    whole RTT becomes RTT, at once or linearly over RAMP. Raises BadInput."""
+    parts = text.split(":")
+    try:
+        if len(parts) not in (2, 3):
+            raise ValueError(text)
+        after, new = parse.parse_time(parts[0]) * 1e6, _us(parts[1])
+        ramp = parse.parse_time(parts[2]) * 1e6 if len(parts) == 3 else 0
+        if not (0 <= after <= TIME_MAX and 0 <= ramp <= TIME_MAX):
+            raise ValueError(text)
+    except ValueError:
+        raise BadInput(f"bad rtt-step '{text}' (AFTER:RTT[:RAMP], e.g. 300ms:40ms or 200ms:80ms:100ms)") from None
+    return int(after + 0.5), new, int(ramp + 0.5)
+
+
+def config(rate, rtt, buffer, loss="0", jitter="", burst_us=250, step=""):
     """The path's numbers, as pathemu's config file and its tc/nft rules
-    need them. Raises BadInput."""
+    need them. A BDP-relative buffer is of RTT (before any --rtt-step);
+    rtt_step_bdp_pkts is the BDP at the RTT after the step. Raises BadInput."""
     try:
         rate_bps = parse.parse_rate(rate)
         if not RATE_MIN <= rate_bps <= RATE_MAX:
@@ -51,6 +69,10 @@ def config(rate, rtt, buffer, loss="0", jitter="", burst_us=250):
             jitter_us = _us(jitter)
         except ValueError:
             raise BadInput(f"bad jitter '{jitter}' (e.g. 5ms; 1us..10s)") from None
+    after_us = step_rtt_us = ramp_us = step_bdp_pkts = 0
+    if step:
+        after_us, step_rtt_us, ramp_us = rtt_step(step)
+        step_bdp_pkts = int(rate_bps * step_rtt_us / 1e6 / 8 / parse.IP_PKT + 0.5)
     # TBF burst: burst_us of tokens, at least two full packets
     burst = max(rate_bps / 8 * burst_us * 1e-6, 2 * parse.IP_PKT)
     bdp_pkts = int(float(bdp) + 0.5)
@@ -60,4 +82,6 @@ def config(rate, rtt, buffer, loss="0", jitter="", burst_us=250):
         "buffer_bdp": f"{buf_pkts / float(bdp) if float(bdp) > 0 else 0:.3f}",
         "loss_pct": loss_pct, "loss_ppm": int(float(loss_pct) * 10000 + 0.5), "jitter_us": jitter_us,
         "tbf_burst_bytes": int(burst), "mss": parse.MSS, "pkt_bytes": parse.IP_PKT,
+        "rtt_step_after_us": after_us, "rtt_step_rtt_us": step_rtt_us, "rtt_step_ramp_us": ramp_us,
+        "rtt_step_bdp_pkts": step_bdp_pkts,
     }
