@@ -162,6 +162,8 @@ def flow(a):
             exit_cwnd, how = last_ss_cwnd, "cwnd_before"  # loss: ssthresh = beta x cwnd
         break
     rec["probe_ssthresh_above_inf"] = anomalies
+    first_ssthresh = ssth if exit_t is not None else None
+    rec["probe_first_ssthresh"] = first_ssthresh
     # ---- impossible samples, on every socket of the flow (data and control)
     bound = cwnd_bound(a.bdp_pkts, a.buffer_pkts)
     bad = []
@@ -257,6 +259,18 @@ def flow(a):
     if a.kind == "bpf" and bpf_recs and exit_cwnd:
         rec["crosscheck_ok"] = rec["crosscheck_ok"] and abs(rec["bpf_cwnd"] - exit_cwnd) <= max(2, 0.02 * exit_cwnd) \
             if hyst else rec["crosscheck_ok"]
+    # A detector and a loss on one ACK: .pkts_acked's HyStart set ssthresh =
+    # cwnd, then the same ACK began a recovery and .ssthresh made it beta x
+    # that cwnd, so tcp_probe's next sample shows only the loss response
+    # (r100_5_2 bpf_nuss: ack_train at 256, probe ssthresh 179 = 256 x
+    # 717/1024). For bpf_cubic the record proves it: its cwnd is the last
+    # slow-start cwnd and the probe's ssthresh is exactly its reduction (beta
+    # 717, every preset's). The exit cwnd is that cwnd either way.
+    rec["exit_same_ack_loss"] = bool(
+        a.kind == "bpf" and hyst and how == "cwnd_before" and rec["bpf_cwnd"] == exit_cwnd
+        and first_ssthresh == max(2, exit_cwnd * 717 // 1024))
+    if rec["exit_same_ack_loss"]:
+        rec["crosscheck_ok"] = True
 
     # ---- iperf3 intervals: retransmissions (TCP_INFO total_retrans deltas)
     ivs = ip.get("intervals", []) if isinstance(ip.get("intervals"), list) else []
@@ -801,6 +815,50 @@ def search_detail(g):
     return "\n".join(out)
 
 
+def search_story(g):
+    """## SEARCH: where the draft's rule exits, from the bpf_search flows'
+    records, and why (the arithmetic of its two windows in slow start)."""
+    fl = [x for algs in g.values() for aid, xs in algs.items() if aid == "bpf_search" for x in xs]
+    if not fl:
+        return ""
+    by = collections.Counter(x["exit_reason"] for x in fl)
+    fired = [x for x in fl if x["exit_reason"] == "search" and x.get("bpf_search_cwnd_detect")]
+    out = ["bpf_cubic preset `search`: SEARCH as draft-chung-ccwg-search-09 section 3.2 gives it "
+           "(include/search_core.h; window 3.5 initial RTTs in 10 bins, THRESH 0.26, the drain "
+           "toward the bytes delivered in the last initial RTT).\n",
+           f"Exits of its {len(fl)} flows: " + ", ".join(f"{k} {v}" for k, v in by.most_common()) + ".\n"]
+    if fired:
+        rows = []
+        for x in sorted(fired, key=lambda x: (x["buffer_pkts"] / x["bdp_pkts"], x["scenario"], x["rep"])):
+            bdp = x["bdp_pkts"]
+            rows.append(f"| {x['scenario']} | {x['rep']} | {x['buffer_pkts'] / bdp:.2g} | "
+                        f"{x['bpf_search_cwnd_detect'] / bdp:.2f} | {fmt(x.get('bpf_search_target') and x['bpf_search_target'] / bdp, 2)} | "
+                        f"{fmt(x['exit_cwnd_bdp'], 2)} | {x.get('bpf_search_norm_diff')} | {fmt(x['ss_retrans'])} |")
+        out += ["Where SEARCH fired, cwnd at the detection and after the drain, in BDPs:\n",
+                "| scenario | rep | buffer/BDP | cwnd at detection | target | exit cwnd | norm_diff (per mille) | ss retx |",
+                "|---|---|---|---|---|---|---|---|"] + rows + [""]
+    out += ["**Why the detection is late.** In slow start every ACK releases two segments, so once the "
+            "bottleneck is reached the sender sends at twice the delivery rate C and the queue grows by "
+            "C: the RTT of an ACK grows by half of each second that passes. SEARCH compares the bytes "
+            "delivered over the last window with the bytes sent over a window ending one (current) RTT "
+            "earlier; with the RTT growing, that earlier window moves forward at half speed, and the "
+            "share of it sent after the bottleneck, at 2C, grows only slowly. With a window W of 3.5 "
+            "initial RTTs the normalised difference reaches 0.26 once about 0.35 of the earlier window "
+            "lies past the bottleneck: about RTT + 0.7 W = 3.5 RTTs after it, when the queue holds about "
+            "3.5 BDP and cwnd about 4.5-5 BDP (the detections above). A buffer shallower than that "
+            "overflows first, and slow start ends by loss, as reno's does. The drain's target, the bytes "
+            "delivered in the last initial RTT, is then a good BDP estimate (C x the initial RTT): where "
+            "SEARCH fires in time its exit cwnd lands near 1 BDP.\n",
+            "**Why no rule that doubles cwnd per RTT unpaced can be in band on the shallowest "
+            "buffers.** An unpaced slow-start round that grows cwnd from W to 2W sends its 2W segments "
+            "at twice the bottleneck rate, as its W ACKs come back at that rate: the queue peaks near W "
+            "segments. Reaching cwnd = BDP needs the round from BDP/2, whose queue peaks near BDP/2; "
+            "below about 0.5 BDP of buffer that round drops segments whatever the exit rule decides "
+            "later. Landing in the band there takes a rule that predicts the BDP before reaching it "
+            "(from the dispersion of the ACKs of small bursts) and then paces up to it.\n"]
+    return "\n".join(out)
+
+
 def band_text(g):
     _, summ = band(g)
     out = [f"{'algorithm':<12} {'clean in band':>13} {'all in band':>11} {'flows in band':>13} "
@@ -1030,6 +1088,12 @@ def disagreement(x):
     s = (f"- disagreement: {x['scenario']} {x['algorithm']} rep {x['rep']}: reason {x['exit_reason']}, "
          f"probe exit cwnd {x['exit_cwnd']} ({x['exit_cwnd_from']}), bpf record cwnd {x.get('bpf_cwnd')}, "
          f"nstat train/delay {x['nstat_train']}/{x['nstat_delay']}")
+    if ("probe_first_ssthresh" not in x and x["kind"] == "bpf" and x["exit_cwnd_from"] == "cwnd_before"
+            and x.get("bpf_cwnd") == x["exit_cwnd"] and x["exit_reason"] in V.detector_exits):
+        # a record from before probe_first_ssthresh was kept
+        s += (". Its record's cwnd is the last slow-start cwnd: most likely a detector and a loss on one "
+              "ACK (ssthresh = cwnd, then beta x cwnd; see exit_same_ack_loss), which this record's "
+              "analyzer did not yet keep the probe's ssthresh to prove")
     return s
 
 
@@ -1191,7 +1255,11 @@ def write_doc(a, g, fid, flows, runinfo, bad):
            "ssthresh = beta x cwnd) the exit cwnd is the last slow-start cwnd. **Reason**: for the kernel's "
            "cubic, the sender namespace's `TcpExtTCPHystartTrainDetect`/`DelayDetect` deltas (neither: "
            "loss); for bpf_cubic, its own trace record (`cubicctl -j trace`). Both are cross-checked "
-           "against tcp_probe (HyStart exit <=> ssthresh = cwnd; bpf record cwnd = probe cwnd within 2 %).\n",
+           "against tcp_probe (HyStart exit <=> ssthresh = cwnd; bpf record cwnd = probe cwnd within 2 %). "
+           "One case passes the cross-check otherwise: a bpf_cubic detector and a loss on one ACK "
+           "(`.pkts_acked` sets ssthresh = cwnd, the same ACK starts a recovery, `.ssthresh` makes it "
+           "beta x cwnd), proven by the record's cwnd being the last slow-start cwnd and the probe's "
+           "ssthresh exactly its reduction (`exit_same_ack_loss`).\n",
            "- **Exit time** is measured from the first data segment, taken as the first ACK minus one RTT.\n",
            "- **Slow-start retransmissions**: iperf3 `-i 0.1` intervals (TCP_INFO `total_retrans` "
            "deltas, segments) from the start up to the exit + 2 RTT, so the recovery of an overshoot "
@@ -1214,6 +1282,9 @@ def write_doc(a, g, fid, flows, runinfo, bad):
     if notes:
         doc += [notes.strip(), ""]
     doc += ["## Ideal band: where each rule leaves slow start\n", band_md(g), ""]
+    story = search_story(g)
+    if story:
+        doc += ["## SEARCH: where the draft's rule exits, and why\n", story, ""]
     doc += ["## Fidelity: bpf_cubic `linux` against the kernel's `cubic`\n",
             f"Criteria: median exit cwnd within {FID_CWND:.0%}, median goodput within {FID_GOODPUT:.0%}, "
             "same majority exit reason.\n",
