@@ -13,13 +13,11 @@ setup_file() {
 	# 50 Mbit/s, 20 ms (BDP 86 packets), a quarter-BDP buffer: slow start
 	# overshoots and ends in loss recovery
 	path_suite dp 50mbit 20ms 0.25bdp
-	ip netns exec "$P-rcv" /usr/bin/python3 "$IDLEFLOW" sink "$SINK_PORT" >/dev/null 2>&1 &
-	echo $! >"$BATS_FILE_TMPDIR/sink.pid"
-	sleep 0.3
+	sink_start "$SINK_PORT"
 }
 
 teardown_file() {
-	kill "$(cat "$BATS_FILE_TMPDIR/sink.pid")" 2>/dev/null || true
+	sink_stop
 	path_stop "$P"
 }
 

@@ -120,6 +120,19 @@ path_suite() {
 	export PATH_BDP PATH_BUF
 }
 
+# From setup_file, after path_suite: tests/integration/idleflow.py's sink
+# (accepts connections on PORT in $P-rcv and discards their data) for the
+# suite's own Python flows; sink_stop from teardown_file.
+sink_start() {
+	ip netns exec "$P-rcv" /usr/bin/python3 "$BATS_TEST_DIRNAME/idleflow.py" sink "$1" >/dev/null 2>&1 &
+	echo $! >"$BATS_FILE_TMPDIR/sink.pid"
+	sleep 0.3
+}
+
+sink_stop() {
+	kill "$(cat "$BATS_FILE_TMPDIR/sink.pid" 2>/dev/null)" 2>/dev/null || true
+}
+
 # From teardown: stop a tracer the test left running, unload the instances
 # named, and check they are gone.
 instance_teardown() {

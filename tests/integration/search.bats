@@ -15,13 +15,11 @@ setup_file() {
 	# bottleneck is reached (docs/EVALUATION.md, "SEARCH"), with about 5 BDP
 	# in flight: only a buffer this deep holds that without a loss.
 	path_suite se 50mbit 20ms 500
-	ip netns exec "$P-rcv" /usr/bin/python3 "$IDLEFLOW" sink "$SINK_PORT" >/dev/null 2>&1 &
-	echo $! >"$BATS_FILE_TMPDIR/sink.pid"
-	sleep 0.3
+	sink_start "$SINK_PORT"
 }
 
 teardown_file() {
-	kill "$(cat "$BATS_FILE_TMPDIR/sink.pid")" 2>/dev/null || true
+	sink_stop
 	path_stop "$P"
 }
 
