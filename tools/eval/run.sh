@@ -235,7 +235,9 @@ USED=()
 for a in "${ALGOS[@]}"; do
 	for s in "${SCENARIOS[@]}"; do
 		read -r _ _ _ _ _ opts <<<"$s"
-		if scen_algos "$opts" | grep -q "^${a%% *} "; then USED+=("$a"); break; fi
+		# grep without -q: under pipefail, -q's early exit can SIGPIPE the
+		# writer and fail the test (a CI run saw 6 of 8 algorithms "used")
+		if scen_algos "$opts" | grep "^${a%% *} " >/dev/null; then USED+=("$a"); break; fi
 	done
 done
 [ ${#USED[@]} -gt 0 ] || { echo "run.sh: the selected scenarios run none of the selected algorithms (--list)" >&2; exit 2; }
@@ -422,7 +424,7 @@ path_start() {
 sink_start() {
 	( ip netns exec "$PATHN-rcv" "$PY" "$FLOWGEN" sink --port "$PORT" >/dev/null 2>&1 & )
 	for _ in $(seq 100); do
-		ip netns exec "$PATHN-rcv" ss -Hltn "sport = :$PORT" | grep -q . && return 0
+		ip netns exec "$PATHN-rcv" ss -Hltn "sport = :$PORT" | grep . >/dev/null && return 0
 		sleep 0.1
 	done
 	return 1

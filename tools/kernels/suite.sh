@@ -270,7 +270,7 @@ t_unload() {
 	"$CUBICCTL" unload --name "$name" >>"$LOG" 2>&1 || fail "unload failed" || return 1
 	! registered "$name" || fail "$name is still registered" || return 1
 	[ ! -e "/sys/fs/bpf/cubicctl/$name" ] || fail "pins left in /sys/fs/bpf/cubicctl/$name" || return 1
-	! struct_ops_names | grep -qx "$name" || fail "a struct_ops map named $name is left"
+	! struct_ops_names | grep -x "$name" >/dev/null || fail "a struct_ops map named $name is left"
 }
 
 # hystart=search (its socket storage, made in .init and read per ACK): loads,

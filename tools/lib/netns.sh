@@ -100,7 +100,7 @@ netns_iperf_server() {
 	shift 2
 	ip netns exec "$ns" iperf3 -s -D -p "$port" "$@" >/dev/null || return 1
 	for _ in $(seq 100); do
-		ip netns exec "$ns" ss -Hltn "sport = :$port" | grep -q . && return 0
+		ip netns exec "$ns" ss -Hltn "sport = :$port" | grep . >/dev/null && return 0
 		sleep 0.1
 	done
 	echo "the iperf3 server on port $port in $ns did not start" >&2
@@ -180,7 +180,8 @@ watch_stop() {
 # ---------------------------------------------------------------- instances
 
 registered() {
-	tr ' ' '\n' <"$AVAILABLE" | grep -qx "$1"
+	# not grep -q: under a caller's pipefail its early exit can SIGPIPE tr
+	tr ' ' '\n' <"$AVAILABLE" | grep -x "$1" >/dev/null
 }
 
 # instance_unload NAME: a bpf_cubic instance unloaded whatever its state (the
