@@ -300,9 +300,11 @@ static __noinline void search_forget(struct sock *sk)
  * (CUBIC_SF_SEARCH_HOLD, read by cong_avoid()); EXIT sets cwnd and ssthresh =
  * cwnd, and writes the record. It acts only in Open or Disorder: in a
  * reduction the kernel's PRR owns cwnd (and .ssthresh has reset SEARCH).
- * Returns 0, or 1 when the flow has no storage and HyStart must decide.
+ * t: rtt_sample()'s tunables. Returns 0, or 1 when the flow has no storage
+ * and HyStart must decide.
  */
-static __noinline int search_ack(struct sock *sk, __s32 rtt_us, __u32 delay, __u32 acked)
+static __noinline int search_ack(struct sock *sk, const struct cubic_tunables *t, __s32 rtt_us,
+				 __u32 delay, __u32 acked)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
@@ -328,7 +330,7 @@ static __noinline int search_ack(struct sock *sk, __s32 rtt_us, __u32 delay, __u
 	if (!search_wants_ack(&ss->st, tp->snd_cwnd, tp->snd_ssthresh))
 		return 0;
 
-	search_params_of(get_tunables(), &p);
+	search_params_of(t, &p);
 	a.now_us = tp->tcp_mstamp;
 	a.delivered = tp->bytes_acked;
 	a.sent = tp->bytes_sent;
@@ -381,11 +383,12 @@ static __always_inline void init(struct sock *sk)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
+	const struct cubic_tunables *t = get_tunables();
 	bool first = !(s->flags & CUBIC_SF_INIT);
 	__u32 ssthresh;
 
-	ssthresh = cubic_init(s, get_tunables(), tp->tcp_mstamp, tp->snd_nxt);
-	search_init_flow(sk, get_tunables());
+	ssthresh = cubic_init(s, t, tp->tcp_mstamp, tp->snd_nxt);
+	search_init_flow(sk, t);
 	s->seen_state = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 	s->reduction_seq = tp->high_seq;
 	if (ssthresh)
@@ -657,7 +660,7 @@ static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us, __u32 acke
 	mode = cubic_tun_hystart(t);
 	/* SEARCH sees every ACK, with an RTT sample or not; 1: no storage */
 	if (mode == CUBIC_HYSTART_SEARCH) {
-		if (!search_ack(sk, rtt_us, delay, acked))
+		if (!search_ack(sk, t, rtt_us, delay, acked))
 			return;
 		mode = CUBIC_HYSTART_LINUX;
 	}
@@ -869,21 +872,22 @@ static __noinline void rtt_sample_before_reduction(struct sock *sk, __s32 rtt_us
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
-	const struct cubic_tunables *t = get_tunables();
-	__u32 mode = cubic_tun_hystart(t);
+	const struct cubic_tunables *t;
 	struct hystart_verdict v;
 	struct cubic_ack a;
-	__u32 delay;
+	__u32 delay, mode;
 	__u8 fired;
 
 	if (s->flags & CUBIC_SF_FRESH_EPOCH)
 		return;
-	/* SEARCH was reset by that .ssthresh; a flow without storage runs HyStart */
-	if (mode == CUBIC_HYSTART_SEARCH)
-		mode = s->flags & CUBIC_SF_SEARCH_FALLBACK ? CUBIC_HYSTART_LINUX : CUBIC_HYSTART_OFF;
 	delay = cubic_rtt_sample(s, rtt_us, tcp_jiffies32(), CONFIG_HZ);
 	if (!delay || !(s->flags & CUBIC_SF_PRE_SS))
 		return;
+	t = get_tunables();
+	mode = cubic_tun_hystart(t);
+	/* SEARCH was reset by that .ssthresh; a flow without storage runs HyStart */
+	if (mode == CUBIC_HYSTART_SEARCH)
+		mode = s->flags & CUBIC_SF_SEARCH_FALLBACK ? CUBIC_HYSTART_LINUX : CUBIC_HYSTART_OFF;
 
 	fill_ack(sk, &a, tp->prior_cwnd, TCP_CORE_INFINITE_SSTHRESH);
 	__builtin_memset(&v, 0, sizeof(v));
