@@ -26,6 +26,7 @@
 #include <bpf/bpf_endian.h>
 #include "cubic_core.h"
 #include "search_core.h"
+#include "predict_core.h"
 #include "tcp_ack_core.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -164,13 +165,50 @@ struct exit_info {
 	struct search_rec sr;
 };
 
+/*
+ * PREDICT (hystart=predict): include/predict_core.h measures and decides;
+ * its state (the round's train) lives in socket storage, created at .init
+ * while hystart=predict and freed with the socket. A flow without it runs
+ * Linux HyStart instead (CUBIC_EV_PREDICT_NO_STORAGE, counter
+ * predict_no_storage). Every record of a flow that ran PREDICT carries its
+ * estimate (CUBIC_EV_PREDICT_RAN), whichever rule ended the slow start.
+ */
+struct predict_store {
+	struct predict_state st;
+	__u64 set_us; /* tcp clock when the target was set */
+	__u64 user_max; /* sk_max_pacing_rate before PREDICT capped it */
+	__u8 capped;  /* the fill's cap is on (SO_MAX_PACING_RATE) */
+	__u8 paced;   /* PREDICT turned the kernel's pacing on */
+	__u8 after;   /* the first slow start is over by a reduction or a restart */
+	__u8 fill_at_reduction; /* the last reduction began during the fill */
+	__u8 pad[4];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct predict_store);
+} predict_store SEC(".maps");
+
+/* the predict_* fields of a record of a flow that did not run PREDICT */
+static const struct predict_verdict predict_none = {};
+
+static __always_inline struct predict_store *predict_get(struct sock *sk, __u64 flags)
+{
+	return bpf_sk_storage_get(&predict_store, sk, NULL, flags);
+}
+
 static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 {
 	__u32 flags = x->flags;
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
 	struct sock_common *c = &sk->__sk_common;
+	const struct predict_verdict *pr = &predict_none;
+	struct predict_store *ps;
 	struct cubic_event *e;
+	__u32 pr_fill_us = 0;
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
@@ -184,10 +222,23 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 		flags |= CUBIC_EV_RWND_LIMITED;
 	if (sk->sk_pacing_status != SK_PACING_NONE)
 		flags |= CUBIC_EV_PACED;
-	if (x->ssthresh_before >= TCP_CORE_INFINITE_SSTHRESH)
+	ps = predict_get(sk, 0);
+	/* the first slow start: ssthresh unset, or PREDICT's target */
+	if (x->ssthresh_before >= TCP_CORE_INFINITE_SSTHRESH ||
+	    (ps && !ps->after && ps->set_us && x->ssthresh_before == ps->st.v.target))
 		flags |= CUBIC_EV_INITIAL;
 	if (s->flags & CUBIC_SF_SEARCH_FALLBACK)
 		flags |= CUBIC_EV_SEARCH_NO_STORAGE;
+	if (s->flags & CUBIC_SF_PREDICT_FALLBACK)
+		flags |= CUBIC_EV_PREDICT_NO_STORAGE;
+	if (ps) {
+		flags |= CUBIC_EV_PREDICT_RAN;
+		pr = &ps->st.v;
+		if (ps->paced)
+			flags |= CUBIC_EV_PREDICT_PACED;
+		if (ps->set_us)
+			pr_fill_us = (__u32)(tp->tcp_mstamp - ps->set_us);
+	}
 	/* every number field from its "src" column; the addresses and name below */
 #define CUBIC_X_FILL(name, show, src) e->name = (src);
 	CUBIC_EVENT_FIELDS(CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_EV_SKIP,
@@ -293,6 +344,15 @@ static __noinline void search_forget(struct sock *sk)
 		search_reset(&ss->st);
 }
 
+static __noinline void predict_done(struct sock *sk, bool after);
+
+/* A reduction, the Loss state, a restart after idle: SEARCH starts over, PREDICT is done. */
+static __always_inline void slow_start_forget(struct sock *sk)
+{
+	search_forget(sk);
+	predict_done(sk, true);
+}
+
 /*
  * hystart=search, one ACK in slow start (cwnd < ssthresh), before the
  * slow-start growth of this ACK (.pkts_acked, or early in .cong_control).
@@ -379,6 +439,209 @@ static __noinline int search_ack(struct sock *sk, const struct cubic_tunables *t
 	return 0;
 }
 
+_Static_assert(CUBIC_MAX_predict_skip == PREDICT_MAX_SKIP &&
+		       CUBIC_MIN_predict_min_train_us == PREDICT_MIN_MIN_TRAIN &&
+		       CUBIC_MAX_predict_min_train_us == PREDICT_MAX_MIN_TRAIN &&
+		       CUBIC_MAX_predict_tolerance == PREDICT_MAX_TOLERANCE &&
+		       CUBIC_MAX_predict_margin == PREDICT_MAX_MARGIN &&
+		       CUBIC_MAX_predict_rounds == PREDICT_MAX_ROUNDS &&
+		       CUBIC_DEF_predict_skip == PREDICT_DEF_SKIP &&
+		       CUBIC_DEF_predict_min_train_us == PREDICT_DEF_MIN_TRAIN &&
+		       CUBIC_DEF_predict_tolerance == PREDICT_DEF_TOLERANCE &&
+		       CUBIC_DEF_predict_margin == PREDICT_DEF_MARGIN &&
+		       CUBIC_DEF_predict_rounds == PREDICT_DEF_ROUNDS &&
+		       CUBIC_DEF_hystart_ack_delta_us == PREDICT_DEF_GAP,
+	       "the PREDICT tunables' limits and defaults are the core's");
+
+/* .init: a flow of hystart=predict gets its storage now (zero: about to measure). */
+static __always_inline void predict_init_flow(struct sock *sk, const struct cubic_tunables *t)
+{
+	struct predict_store *ps;
+
+	if (cubic_tun_hystart(t) != CUBIC_HYSTART_PREDICT)
+		return;
+	ps = predict_get(sk, BPF_SK_STORAGE_GET_F_CREATE);
+	if (ps)
+		__builtin_memset(ps, 0, sizeof(*ps));
+}
+
+/*
+ * PREDICT is over for this flow: another rule ended its slow start, a
+ * reduction began, or it restarted after idle. It predicts only the first
+ * slow start (ssthresh unset); its estimate stays for the records.
+ */
+#define SOL_SOCKET	   1  /* include/uapi/asm-generic/socket.h */
+#define SO_MAX_PACING_RATE 47
+
+/*
+ * The fill's pacing cap: SO_MAX_PACING_RATE (bpf_setsockopt(), which also
+ * turns the kernel's pacing on), never above what the socket's owner set;
+ * predict_uncap() gives the owner's value back.
+ */
+static __always_inline void predict_cap_rate(struct sock *sk, struct predict_store *ps, __u64 rate)
+{
+	if (!ps->capped)
+		ps->user_max = sk->sk_max_pacing_rate;
+	if (!rate || rate >= ps->user_max)
+		return;
+	if (!bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &rate, sizeof(rate)))
+		ps->capped = 1;
+}
+
+static __always_inline void predict_uncap(struct sock *sk, struct predict_store *ps)
+{
+	__u64 rate = ps->user_max;
+	__u32 unlimited = ~0U; /* the kernel's "no limit" */
+
+	if (!ps->capped)
+		return;
+	if (rate == ~0UL)
+		bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &unlimited, sizeof(unlimited));
+	else
+		bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &rate, sizeof(rate));
+	ps->capped = 0;
+}
+
+static __noinline void predict_done(struct sock *sk, bool after)
+{
+	struct predict_store *ps;
+
+	ca_state(sk)->flags &= ~CUBIC_SF_PREDICT_FILL;
+	ps = predict_get(sk, 0);
+	if (ps) {
+		predict_uncap(sk, ps);
+		if (after) {
+			ps->fill_at_reduction = ps->st.phase == PREDICT_PH_FILL;
+			ps->after = 1;
+		}
+		ps->st.phase = PREDICT_PH_DONE;
+	}
+}
+
+/* PREDICT ended slow start (ssthresh, cwnd set): its record and count. */
+static __noinline void predict_exit(struct sock *sk, __u32 before)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct exit_info x;
+
+	ca_state(sk)->found |= CUBIC_EV_PREDICT;
+	__builtin_memset(&x, 0, sizeof(x));
+	x.flags = CUBIC_EV_PREDICT;
+	x.ssthresh_before = before;
+	x.ssthresh = tp->snd_ssthresh;
+	emit_exit(sk, &x);
+	count_exit(CUBIC_EV_PREDICT, tp->snd_cwnd);
+}
+
+/* cong_avoid() took cwnd to the fill's target: PREDICT's exit. */
+static __noinline void predict_reached(struct sock *sk)
+{
+	predict_done(sk, false);
+	predict_exit(sk, ((struct tcp_sock *)sk)->snd_ssthresh);
+}
+
+/*
+ * hystart=predict, one ACK in slow start (cwnd < ssthresh), every one, with
+ * an RTT sample or not: the train needs them all. Acts only in Open or
+ * Disorder and while ssthresh is unset. Returns the HyStart detectors that
+ * run on this ACK (Linux HyStart: all of hystart_detect while measuring,
+ * the delay test alone during the fill), or -1 when PREDICT ended slow start.
+ */
+static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *t, __u32 acked)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	struct predict_store *ps = predict_get(sk, 0);
+	struct predict_verdict *v;
+	struct predict_params p;
+	struct predict_ack a;
+	__u32 before;
+	__u8 act;
+
+	if (!ps) {
+		if (!(s->flags & CUBIC_SF_PREDICT_FALLBACK)) {
+			s->flags |= CUBIC_SF_PREDICT_FALLBACK;
+			count(CUBIC_CNT_PREDICT_NO_STORAGE, 1);
+		}
+		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
+	}
+	if (ps->st.phase == PREDICT_PH_FILL)
+		return CUBIC_HYSTART_DELAY;
+	if (ps->st.phase != PREDICT_PH_MEASURE || tp->snd_ssthresh < TCP_CORE_INFINITE_SSTHRESH ||
+	    (st != TCP_CA_Open && st != TCP_CA_Disorder))
+		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
+
+	p.skip = cubic_tun_predict_skip(t);
+	p.min_train_us = cubic_tun_predict_min_train_us(t);
+	p.tolerance = cubic_tun_predict_tolerance(t);
+	p.margin = cubic_tun_predict_margin(t);
+	p.rounds = cubic_tun_predict_rounds(t);
+	p.gap_us = cubic_tun_hystart_ack_delta_us(t);
+	p.pace = cubic_tun_predict_pace(t);
+	predict_params_clamp(&p);
+	a.now_us = (__u32)tp->tcp_mstamp;
+	a.snd_una = tp->snd_una;
+	a.snd_nxt = tp->snd_nxt;
+	a.acked = acked;
+	a.cwnd = tp->snd_cwnd;
+	a.inflight = packets_in_flight(tp);
+	a.mss = tp->mss_cache;
+	a.delay_min = s->delay_min;
+	a.paced = sk->sk_pacing_status != SK_PACING_NONE && !ps->paced;
+	v = &ps->st.v; /* predict_on_ack() keeps the estimate there */
+	act = predict_on_ack(&ps->st, &p, &a, v);
+	if (act == PREDICT_ACT_PACE) {
+		/*
+		 * The measured round's data left unpaced (its ACKs are the
+		 * bottleneck's); what they release from now on is paced, by the
+		 * kernel's own pacing (tcp_update_pacing_rate()'s rate).
+		 */
+		if (sk->sk_pacing_status == SK_PACING_NONE) {
+			sk->sk_pacing_status = SK_PACING_NEEDED;
+			ps->paced = 1;
+		}
+		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
+	}
+	if (act == PREDICT_ACT_TARGET) {
+		/* the fill: slow start up to the target, at most at the estimated rate */
+		tp->snd_ssthresh = v->target;
+		ps->set_us = tp->tcp_mstamp;
+		s->flags |= CUBIC_SF_PREDICT_FILL;
+		if (cubic_tun_predict_cap(t))
+			predict_cap_rate(sk, ps, v->rate * cubic_tun_predict_cap(t) / 1000);
+		return CUBIC_HYSTART_DELAY;
+	}
+	if (act == PREDICT_ACT_GIVE_UP && ps->paced) {
+		/* no estimate: Linux HyStart decides, on the flow as Linux sends it */
+		sk->sk_pacing_status = SK_PACING_NONE;
+		ps->paced = 0;
+	}
+	if (act != PREDICT_ACT_EXIT)
+		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
+
+	/* already past the target: cwnd = ssthresh = target, slow start is over */
+	ps->set_us = tp->tcp_mstamp;
+	before = tp->snd_ssthresh;
+	tp->snd_cwnd = v->target;
+	tp->snd_ssthresh = v->target;
+	predict_exit(sk, before);
+	return -1;
+}
+
+/*
+ * The detectors Linux HyStart ran for a hystart=predict flow on the ACK that
+ * began a reduction, before .ssthresh ended PREDICT (see predict_ack()).
+ */
+static __always_inline __u32 predict_detect_before_reduction(struct sock *sk)
+{
+	struct predict_store *ps = predict_get(sk, 0);
+
+	if (ps && ps->fill_at_reduction)
+		return CUBIC_HYSTART_DELAY;
+	return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
+}
+
 static __always_inline void init(struct sock *sk)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
@@ -389,6 +652,7 @@ static __always_inline void init(struct sock *sk)
 
 	ssthresh = cubic_init(s, t, tp->tcp_mstamp, tp->snd_nxt);
 	search_init_flow(sk, t);
+	predict_init_flow(sk, t);
 	s->seen_state = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 	s->reduction_seq = tp->high_seq;
 	if (ssthresh)
@@ -438,6 +702,8 @@ static __always_inline void cong_avoid(struct sock *sk, __u32 acked)
 			 sk->sk_pacing_status != SK_PACING_NONE);
 	tp->snd_cwnd = w.cwnd;
 	tp->snd_cwnd_cnt = w.cwnd_cnt;
+	if ((s->flags & CUBIC_SF_PREDICT_FILL) && w.cwnd >= w.ssthresh)
+		predict_reached(sk);
 }
 
 SEC("struct_ops/bc_cong_avoid")
@@ -467,7 +733,6 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 	if (s->epoch_start && (__s32)(tcp_jiffies32() - s->epoch_start) < (__s32)CONFIG_HZ)
 		s->flags |= CUBIC_SF_FRESH_EPOCH;
 	ssthresh = cubic_recalc_ssthresh(s, get_tunables(), cwnd);
-	search_forget(sk);
 	if (ss_exit) {
 		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
 				       .ssthresh = ssthresh };
@@ -475,6 +740,7 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 		emit_exit(sk, &x);
 		count_exit(CUBIC_EV_LOSS, cwnd);
 	}
+	slow_start_forget(sk);
 	return ssthresh;
 }
 
@@ -498,7 +764,7 @@ static __always_inline void redo_ssthresh(struct sock *sk)
 	if (!tp->prior_cwnd)
 		return;
 	tp->snd_ssthresh = cubic_recalc_ssthresh(s, get_tunables(), tp->prior_cwnd);
-	search_forget(sk);
+	slow_start_forget(sk);
 	s->prr_delivered = 0;
 	s->reduction_seq = tp->high_seq;
 	s->flags &= ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND | CUBIC_SF_FRESH_EPOCH);
@@ -592,7 +858,7 @@ static __always_inline void set_state(struct sock *sk, __u8 new_state, bool fast
 	s->seen_state = new_state;
 	if (new_state == TCP_CA_Loss) {
 		cubic_on_loss_state(s, (__u32)tp->tcp_mstamp, tp->snd_nxt);
-		search_forget(sk);
+		slow_start_forget(sk);
 	}
 }
 
@@ -612,7 +878,7 @@ static __always_inline void cwnd_event(struct sock *sk, enum tcp_ca_event event)
 	else if (event == CA_EVENT_CWND_RESTART) {
 		cubic_on_cwnd_restart(ca_state(sk), get_tunables(), (__u32)tp->tcp_mstamp,
 				      tp->snd_nxt);
-		search_forget(sk);
+		slow_start_forget(sk);
 	}
 }
 
@@ -650,6 +916,7 @@ static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us, __u32 acke
 	struct exit_info x;
 	struct cubic_ack a;
 	__u32 delay, mode;
+	int detect = 0;
 	__u8 fired;
 
 	delay = cubic_rtt_sample(s, rtt_us, tcp_jiffies32(), CONFIG_HZ);
@@ -664,18 +931,29 @@ static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us, __u32 acke
 			return;
 		mode = CUBIC_HYSTART_LINUX;
 	}
+	/* so does PREDICT; then Linux HyStart with the detectors it leaves */
+	if (mode == CUBIC_HYSTART_PREDICT) {
+		detect = predict_ack(sk, t, acked);
+		if (detect < 0)
+			return;
+	}
 	if (!delay || !cubic_hystart_pending(s, tp->snd_cwnd, tp->snd_ssthresh))
 		return;
 
 	fill_ack(sk, &a, tp->snd_cwnd, tp->snd_ssthresh);
 	__builtin_memset(&x, 0, sizeof(x));
-	fired = cubic_hystart_ack_as(s, t, mode, &a, delay, &x.v);
+	if (mode == CUBIC_HYSTART_PREDICT)
+		fired = cubic_hystart_linux_with(s, t, &a, delay, &x.v, (__u32)detect);
+	else
+		fired = cubic_hystart_ack_as(s, t, mode, &a, delay, &x.v);
 	if (!fired)
 		return;
 
 	/* HyStart fired, or HyStart++ left CSS: slow start is over */
 	if (fired & CUBIC_EV_ENDS_SLOW_START)
 		tp->snd_ssthresh = a.cwnd;
+	if (s->flags & CUBIC_SF_PREDICT_FILL)
+		predict_done(sk, false);
 	x.flags = fired;
 	x.ssthresh_before = a.ssthresh;
 	x.ssthresh = tp->snd_ssthresh;
@@ -892,7 +1170,11 @@ static __noinline void rtt_sample_before_reduction(struct sock *sk, __s32 rtt_us
 	fill_ack(sk, &a, tp->prior_cwnd, TCP_CORE_INFINITE_SSTHRESH);
 	__builtin_memset(&v, 0, sizeof(v));
 	s->hspp_phase = s->pre_hspp_phase;
-	fired = cubic_hystart_ack_as(s, t, mode, &a, delay, &v);
+	/* PREDICT's HyStart: the detectors of its phase before that .ssthresh */
+	if (mode == CUBIC_HYSTART_PREDICT)
+		fired = cubic_hystart_linux_with(s, t, &a, delay, &v, predict_detect_before_reduction(sk));
+	else
+		fired = cubic_hystart_ack_as(s, t, mode, &a, delay, &v);
 	s->hspp_phase = CUBIC_HSPP_DONE;
 	/*
 	 * HyStart would have set ssthresh = cwnd before the kernel computed

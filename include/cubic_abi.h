@@ -11,7 +11,7 @@
 #endif
 
 /* Bumped when a map layout below changes; cubicctl refuses a mismatch. */
-#define CUBIC_ABI_VERSION 3
+#define CUBIC_ABI_VERSION 4
 
 /* The congestion-control name registered by a plain `cubicctl load`. */
 #define CUBIC_DEFAULT_NAME "bpf_cubic"
@@ -39,6 +39,7 @@ enum cubic_hystart_mode {
 	CUBIC_HYSTART_LINUX = 1,
 	CUBIC_HYSTART_PP = 2, /* HyStart++, RFC 9406 */
 	CUBIC_HYSTART_SEARCH = 3, /* SEARCH, draft-chung-ccwg-search (include/search_core.h) */
+	CUBIC_HYSTART_PREDICT = 4, /* the BDP from the first rounds' ACK dispersion (predict_core.h) */
 };
 
 /*
@@ -76,7 +77,9 @@ enum cubic_hystart_mode {
 	X(CSS_EXIT, css_exit, 0x0020, CWND, "css_exit", HSPP, 1, "C",                              \
 	  "HyStart++: CSS_ROUNDS done: congestion avoidance")                                      \
 	X(SEARCH, search, 0x0040, CWND, "exit_search", EXITS, 1, "S",                              \
-	  "SEARCH: delivery fell behind what was sent one RTT earlier")
+	  "SEARCH: delivery fell behind what was sent one RTT earlier")                           \
+	X(PREDICT, predict, 0x0080, CWND, "exit_predict", EXITS, 1, "P",                           \
+	  "PREDICT: cwnd reached the BDP the first rounds' ACK dispersion predicted")
 
 /*
  * The sum column: CUBIC_IF_CWND(sum, tokens) is tokens for CWND, nothing for
@@ -103,6 +106,12 @@ enum {
 #define CUBIC_EV_INITIAL      0x0800 /* the flow's first slow start (ssthresh was unset) */
 /* hystart=search, but the flow has no socket storage for SEARCH: Linux HyStart decided */
 #define CUBIC_EV_SEARCH_NO_STORAGE 0x1000
+/* hystart=predict: the flow ran PREDICT (the record's predict_* fields are its) */
+#define CUBIC_EV_PREDICT_RAN 0x2000
+/* PREDICT turned the kernel's pacing on for this flow (sk_pacing_status was NONE) */
+#define CUBIC_EV_PREDICT_PACED 0x8000
+/* hystart=predict, but the flow has no socket storage for it: Linux HyStart decided */
+#define CUBIC_EV_PREDICT_NO_STORAGE 0x4000
 
 /* The reasons after which slow start is over. */
 enum {
@@ -125,6 +134,8 @@ enum {
 	X(EVENT_DROPS, "records_dropped", "records lost: the ring was full")                       \
 	X(SEARCH_NO_STORAGE, "search_no_storage",                                                  \
 	  "flows in hystart=search without socket storage (Linux HyStart instead)")              \
+	X(PREDICT_NO_STORAGE, "predict_no_storage",                                                \
+	  "flows in hystart=predict without socket storage (Linux HyStart instead)")             \
 	X(REPAIRED, "repaired",                                                                    \
 	  "impossible cwnd/ssthresh found and replaced (docs/IMPOSSIBLE_WINDOWS.md)")
 
@@ -210,6 +221,20 @@ struct cubic_info {
 	U32(search_drain_us, SEARCH, x->sr.drain_us) /* detection to exit (the drain) */           \
 	U32(search_resets, SEARCH, x->sr.resets)     /* missed-bin restarts before it */           \
 	VIEW(search_no_storage, FLAG, CUBIC_EV_SEARCH_NO_STORAGE)                                  \
+	/* PREDICT (null unless the flow ran it): the estimate and what it rested on */            \
+	U64(predict_rate, PREDICT, pr->rate)		/* bytes/s, the train's least-squares slope */ \
+	U64(predict_mean_rate, PREDICT, pr->mean_rate) /* bytes/s, its mean over its length */   \
+	U32(predict_target, PREDICT, pr->target)	 /* packets: rate x delay_min x margin */  \
+	U32(predict_train_us, PREDICT, pr->train_us)	 /* the train's length */                  \
+	U32(predict_train_acks, PREDICT, pr->train_acks) /* its points (ACKs) */                 \
+	U32(predict_train_bytes, PREDICT, pr->train_bytes) /* bytes acked along it */            \
+	U32(predict_round, PREDICT, pr->round)	 /* the round it came from (1: IW's) */    \
+	U32(predict_delay_min_us, PREDICT, pr->delay_min) /* the RTT of the BDP */               \
+	U32(predict_cwnd_set, PREDICT, pr->cwnd)	 /* cwnd when the target was set */        \
+	U32(predict_failed_rounds, PREDICT, pr->failed_rounds) /* trains not accepted */        \
+	U32(predict_fill_us, PREDICT, pr_fill_us)	 /* target set to this record */           \
+	VIEW(predict_paced, FLAG, CUBIC_EV_PREDICT_PACED) /* PREDICT turned pacing on */          \
+	VIEW(predict_no_storage, FLAG, CUBIC_EV_PREDICT_NO_STORAGE)                                \
 	U32(samples, NUM, s->sample_cnt)		 /* RTT samples in this round */           \
 	U32(rounds, NUM, s->rounds)			 /* HyStart rounds since the flow began */ \
 	U64(since_start_us, NUM, tp->tcp_mstamp - s->start_us) /* since the flow's init */        \

@@ -70,6 +70,8 @@
 /* SEARCH (hystart=search, bpf/bpf_cubic.bpf.c) */
 #define CUBIC_SF_SEARCH_HOLD	 0x10 /* this ACK: no slow-start growth (SEARCH drains cwnd) */
 #define CUBIC_SF_SEARCH_FALLBACK 0x20 /* no socket storage: Linux HyStart decides instead */
+#define CUBIC_SF_PREDICT_FILL	  0x40 /* PREDICT set ssthresh = target: its exit is cwnd reaching it */
+#define CUBIC_SF_PREDICT_FALLBACK 0x80 /* no socket storage for PREDICT: Linux HyStart decides */
 
 /* cubic_state.hspp_phase: HyStart++ (RFC 9406) */
 #define CUBIC_HSPP_SS	0 /* standard slow start, watching the RTT */
@@ -306,7 +308,8 @@ static inline __u32 cubic_init(struct cubic_state *s, const struct cubic_tunable
 	s->start_us = now_us;
 	s->flags = (s->flags | CUBIC_SF_INIT) &
 		   ~(CUBIC_SF_PRE_SS | CUBIC_SF_UNDO_TO_CWND | CUBIC_SF_FRESH_EPOCH |
-		     CUBIC_SF_SEARCH_HOLD | CUBIC_SF_SEARCH_FALLBACK);
+		     CUBIC_SF_SEARCH_HOLD | CUBIC_SF_SEARCH_FALLBACK | CUBIC_SF_PREDICT_FILL |
+		     CUBIC_SF_PREDICT_FALLBACK);
 	hspp_arm(s);
 	if (cubic_tun_hystart(t) == CUBIC_HYSTART_OFF)
 		return cubic_tun_initial_ssthresh(t);
@@ -595,10 +598,10 @@ static inline __u32 hystart_train_thresh(const struct cubic_tunables *t, __u32 d
  * hystart_update(): one RTT sample during slow start. Returns the detector bits
  * that fired (the caller then sets ssthresh = cwnd) and fills v.
  */
-static inline __u8 hystart_update(struct cubic_state *s, const struct cubic_tunables *t,
-				  const struct cubic_ack *a, __u32 delay, struct hystart_verdict *v)
+static inline __attribute__((always_inline)) __u8
+hystart_update_with(struct cubic_state *s, const struct cubic_tunables *t, const struct cubic_ack *a,
+		    __u32 delay, struct hystart_verdict *v, __u32 detect)
 {
-	__u32 detect = cubic_tun_hystart_detect(t);
 	__u8 fired = 0;
 
 	/* Rounds follow snd_una, even below the low window (Linux 2021, 2025). */
@@ -647,6 +650,25 @@ static inline __u8 hystart_update(struct cubic_state *s, const struct cubic_tuna
 	s->found |= fired;
 	v->found = fired;
 	return fired;
+}
+
+static inline __u8 hystart_update(struct cubic_state *s, const struct cubic_tunables *t,
+				  const struct cubic_ack *a, __u32 delay, struct hystart_verdict *v)
+{
+	return hystart_update_with(s, t, a, delay, v, cubic_tun_hystart_detect(t));
+}
+
+/*
+ * Linux HyStart with only the detectors of `detect` (a subset of the
+ * hystart_detect tunable's): PREDICT's backstop during its fill is the
+ * delay test alone.
+ */
+static inline __attribute__((always_inline)) __u8
+cubic_hystart_linux_with(struct cubic_state *s, const struct cubic_tunables *t,
+			 const struct cubic_ack *a, __u32 delay, struct hystart_verdict *v,
+			 __u32 detect)
+{
+	return hystart_update_with(s, t, a, delay, v, detect & cubic_tun_hystart_detect(t));
 }
 
 /*
@@ -767,7 +789,7 @@ static inline __attribute__((always_inline)) __u8 cubic_hystart_ack_as(struct cu
 		return hystart_update(s, t, a, delay, v);
 	case CUBIC_HYSTART_PP:
 		return hspp_update(s, t, a, delay, v);
-	default: /* off; SEARCH is the glue's (it needs socket storage) */
+	default: /* off; SEARCH and PREDICT are the glue's (they need socket storage) */
 		return 0;
 	}
 }

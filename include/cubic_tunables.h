@@ -17,7 +17,9 @@
  * CSS_GROWTH_DIVISOR 4, CSS_ROUNDS 5, L 8. SEARCH (hystart=3) has the constants
  * of draft-chung-ccwg-search-09 section 3.2 as defaults (WINDOW_SIZE 3.5 initial
  * RTTs, W 10, EXTRA_BINS 15, THRESH 0.26, the drain) and its authors' missed-bin
- * limit (2); include/search_core.h clamps them again on every use.
+ * limit (2); include/search_core.h clamps them again on every use. PREDICT
+ * (hystart=4) is this project's rule (include/predict_core.h), with defaults
+ * measured on our emulated paths (docs/EVALUATION.md).
  */
 #ifndef CUBIC_TUNABLES_H
 #define CUBIC_TUNABLES_H
@@ -30,8 +32,9 @@
 	X(tcp_friendliness, 1, 0, 1, "bool", "Reno-friendly region (RFC 9438 section 4.3)")        \
 	X(initial_ssthresh, 0, 0, 0x7fffffff, "pkts",                                              \
 	  "initial slow-start threshold when hystart=off (0: unlimited)")                         \
-	X(hystart, 1, 0, 3, "mode",                                                                \
-	  "slow-start exit: 0 off (loss only), 1 Linux HyStart, 2 HyStart++ (RFC 9406), 3 SEARCH") \
+	X(hystart, 1, 0, 4, "mode",                                                                \
+	  "slow-start exit: 0 off (loss only), 1 Linux HyStart, 2 HyStart++ (RFC 9406), 3 SEARCH, " \
+	  "4 PREDICT")                                                                             \
 	X(hystart_detect, 3, 0, 3, "bits", "HyStart detectors: 1 ACK train, 2 delay, 3 both")      \
 	X(hystart_low_window, 16, 1, 1000000, "pkts", "detectors stay idle below this cwnd")       \
 	X(hystart_ack_delta_us, 2000, 1, 100000, "us", "largest ACK gap that still counts as a train") \
@@ -60,7 +63,21 @@
 	X(search_rollback, 1, 0, 2, "mode",                                                        \
 	  "SEARCH at exit: 0 keep cwnd, 1 drain to the delivered BDP (the draft), 2 jump to it") \
 	X(search_missed, 2, 0, 100, "RTTs",                                                        \
-	  "SEARCH: start over after this many initial RTTs of bins without an ACK (0: never)")
+	  "SEARCH: start over after this many initial RTTs of bins without an ACK (0: never)")    \
+	X(predict_skip, 1, 0, 64, "pkts",                                                          \
+	  "PREDICT: a train starts once this many packets of its round are ACKed")                \
+	X(predict_min_train_us, 250, 50, 1000000, "us",                                            \
+	  "PREDICT: shortest ACK train whose rate is believed")                                   \
+	X(predict_tolerance, 100, 0, 1000, "/1000",                                                \
+	  "PREDICT: the fit's rate and the train's mean rate must agree within this")             \
+	X(predict_margin, 30, 0, 1000, "/1000",                                                    \
+	  "PREDICT: target = rate x delay_min x (1 + margin/1000)")                               \
+	X(predict_rounds, 3, 1, 16, "rounds",                                                      \
+	  "PREDICT: measured rounds without an estimate before HyStart decides (1 if paced)")     \
+	X(predict_pace, 1, 0, 1, "bool",                                                           \
+	  "PREDICT: turn on the kernel's pacing for the fill if nothing paces the flow")          \
+	X(predict_cap, 1000, 0, 4000, "/1000",                                                     \
+	  "PREDICT: the fill's pacing rate is at most this x the estimate (0: no cap)")
 
 /* Index of each tunable, in table order. */
 enum cubic_tunable_id {

@@ -100,6 +100,11 @@ static void print_text(const struct instance *in, enum instance_state st,
 		printf("  search    %llu flows without socket storage (Linux HyStart decided for "
 		       "them)\n",
 		       (unsigned long long)c->c[CUBIC_CNT_SEARCH_NO_STORAGE]);
+	if (c->c[CUBIC_CNT_PREDICT_NO_STORAGE] ||
+	    tun_get(t, CUBIC_TUN_hystart) == CUBIC_HYSTART_PREDICT)
+		printf("  predict   %llu flows without socket storage (Linux HyStart decided for "
+		       "them)\n",
+		       (unsigned long long)c->c[CUBIC_CNT_PREDICT_NO_STORAGE]);
 	printf("  repaired  %llu impossible cwnd/ssthresh values replaced (docs/IMPOSSIBLE_WINDOWS.md)\n",
 	       (unsigned long long)c->c[CUBIC_CNT_REPAIRED]);
 	printf("  tunables ");

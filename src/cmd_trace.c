@@ -120,6 +120,30 @@ static void search_str(const struct cubic_event *e, char *buf, size_t len)
 		 e->search_cwnd_detect, e->cwnd, ms(e->search_drain_us));
 }
 
+/*
+ * PREDICT's estimate, for the text line of any record of a flow that has one:
+ * the rate, the train it came from, the BDP and the target, and the fill.
+ */
+static void predict_str(const struct cubic_event *e, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!(e->flags & CUBIC_EV_PREDICT_RAN))
+		return;
+	if (!e->predict_target) {
+		if (e->predict_failed_rounds)
+			snprintf(buf, len, " predict: no estimate in %u rounds (HyStart decided)",
+				 e->predict_failed_rounds);
+		return;
+	}
+	snprintf(buf, len,
+		 " predict: %.1f Mbit/s from round %u's train of %u ACKs over %.2f ms x delay_min "
+		 "%.2f ms -> target %u (set at cwnd %u, %.1f ms ago)%s",
+		 (double)e->predict_rate * 8 / 1e6, e->predict_round, e->predict_train_acks,
+		 ms(e->predict_train_us), ms(e->predict_delay_min_us), e->predict_target,
+		 e->predict_cwnd_set, ms(e->predict_fill_us),
+		 e->flags & CUBIC_EV_PREDICT_PACED ? ", paced by PREDICT" : "");
+}
+
 static bool keep(const struct trace *tr, const struct cubic_event *e)
 {
 	size_t alen;
@@ -149,6 +173,12 @@ static bool keep(const struct trace *tr, const struct cubic_event *e)
 /* a SEARCH exit's own numbers: null in every other record */
 #define JSON_SEARCH(f, src)                                                                        \
 	if (e->flags & CUBIC_EV_SEARCH)                                                            \
+		json_u64(j, #f, e->f);                                                             \
+	else                                                                                       \
+		json_null(j, #f);
+/* PREDICT's estimate, or the train it did not accept: null unless the flow ran PREDICT */
+#define JSON_PREDICT(f, src)                                                                       \
+	if ((e->flags & CUBIC_EV_PREDICT_RAN) && (e->predict_target || e->predict_failed_rounds))  \
 		json_u64(j, #f, e->f);                                                             \
 	else                                                                                       \
 		json_null(j, #f);
@@ -185,8 +215,8 @@ static void print_json(struct trace *tr, const struct cubic_event *e)
 
 static void print_text(struct trace *tr, const struct cubic_event *e)
 {
-	char reason[64], src[64], dst[64], flow[140], when[32], ctx[80], dmin[16], rrtt[16];
-	char sch[160];
+	char reason[64], src[64], dst[64], flow[140], when[32], ctx[112], dmin[16], rrtt[16];
+	char sch[160], prd[200];
 	long long real = (long long)e->ts_ns + tr->mono_to_real_ns;
 	time_t sec = (time_t)(real / 1000000000LL);
 	__u32 thresh, value;
@@ -204,21 +234,23 @@ static void print_text(struct trace *tr, const struct cubic_event *e)
 	addr_str(e, e->daddr, e->dport, dst, sizeof(dst));
 	snprintf(flow, sizeof(flow), "%s > %s", src, dst);
 	decided_by(e, &thresh, &value);
-	snprintf(ctx, sizeof(ctx), "%s%s%s%s%s",
+	snprintf(ctx, sizeof(ctx), "%s%s%s%s%s%s",
 		 e->flags & CUBIC_EV_CWND_LIMITED ? " cwnd-limited" : "",
 		 e->flags & CUBIC_EV_RWND_LIMITED ? " rwnd-limited" : "",
 		 e->flags & CUBIC_EV_PACED ? " paced" : "",
 		 e->flags & CUBIC_EV_INITIAL ? "" : " after-loss",
-		 e->flags & CUBIC_EV_SEARCH_NO_STORAGE ? " search-no-storage" : "");
+		 e->flags & CUBIC_EV_SEARCH_NO_STORAGE ? " search-no-storage" : "",
+		 e->flags & CUBIC_EV_PREDICT_NO_STORAGE ? " predict-no-storage" : "");
 	search_str(e, sch, sizeof(sch));
+	predict_str(e, prd, sizeof(prd));
 	printf("%-12s %-44s %-15s %7u %8u %8s %8s ", when, flow,
 	       reason_str(e->flags, reason, sizeof(reason)), e->cwnd, e->ssthresh,
 	       ms_str(e->delay_min_us, dmin, sizeof(dmin)),
 	       ms_str(e->round_min_rtt_us, rrtt, sizeof(rrtt)));
 	if (thresh)
-		printf("%9.2f %8.2f %s%s\n", ms(thresh), ms(value), ctx, sch);
+		printf("%9.2f %8.2f %s%s%s\n", ms(thresh), ms(value), ctx, sch, prd);
 	else
-		printf("%9s %8s %s%s\n", "-", "-", ctx, sch);
+		printf("%9s %8s %s%s%s\n", "-", "-", ctx, sch, prd);
 	fflush(stdout);
 }
 

@@ -20,6 +20,7 @@ static const struct tun_enum hystart_names[] = { { "off", CUBIC_HYSTART_OFF },
 						 { "hystart++", CUBIC_HYSTART_PP },
 						 { "hspp", CUBIC_HYSTART_PP },
 						 { "search", CUBIC_HYSTART_SEARCH },
+						 { "predict", CUBIC_HYSTART_PREDICT },
 						 { NULL, 0 } };
 static const struct tun_enum rollback_names[] = { { "off", SEARCH_ROLLBACK_OFF },
 						  { "drain", SEARCH_ROLLBACK_DRAIN },
@@ -33,7 +34,8 @@ static const struct tun_enum detect_names[] = { { "none", 0 },
 
 static const struct tun_enum *names_of(const char *key)
 {
-	if (!strcmp(key, "fast_convergence") || !strcmp(key, "tcp_friendliness"))
+	if (!strcmp(key, "fast_convergence") || !strcmp(key, "tcp_friendliness") ||
+	    !strcmp(key, "predict_pace"))
 		return bool_names;
 	if (!strcmp(key, "hystart"))
 		return hystart_names;
@@ -58,6 +60,8 @@ const struct tun_preset tun_presets[] = {
 	{ "off", "no HyStart: slow start ends on loss" },
 	{ "hystart++", "HyStart++ (RFC 9406) with the RFC's constants" },
 	{ "search", "SEARCH (draft-chung-ccwg-search-09) with the draft's constants" },
+	{ "predict",
+	  "PREDICT: the BDP from the first rounds' ACK dispersion, then a paced slow start to it" },
 	{ NULL, NULL },
 };
 
@@ -165,6 +169,10 @@ int tun_preset(const char *name, struct cubic_tunables *t)
 	}
 	if (!strcmp(name, "search")) {
 		t->hystart = CUBIC_HYSTART_SEARCH;
+		return 0;
+	}
+	if (!strcmp(name, "predict")) {
+		t->hystart = CUBIC_HYSTART_PREDICT;
 		return 0;
 	}
 	return -1;

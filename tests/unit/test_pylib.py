@@ -145,7 +145,7 @@ def test_iperf_probe_bpftool():
             "snd_cwnd=15 ssthresh=2147483647 snd_wnd=100000 srtt=11000 rcv_wnd=65535 sock_cookie=1")
     sport, dport, s = parse.probe_line(line)
     eq("probe ports", (sport, dport), (40000, 25000))
-    eq("probe sample", tuple(s), (100.002, 0x5a8, 15, 2147483647, 100000, 11000))
+    eq("probe sample", tuple(s), (100.002, 0x5a8, 15, 2147483647, 100000, 11000, 0x10))
     eq("not a probe line", parse.probe_line("# tracer: nop"), None)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write(line + "\n" + line.replace("dest=10.77.2.2:25000", "dest=10.77.2.2:5201") + "\n# x\n")

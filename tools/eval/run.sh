@@ -43,11 +43,13 @@ bpf_off    bpf    off
 bpf_hspp   bpf    hystart++
 bpf_fast   bpf    linux     fast
 bpf_search bpf    search
+bpf_predict bpf   predict
 reno       kernel reno
 "
 # The algorithms of the scenarios that name algos=core: the references, and
-# every SEARCH-like rule (a glob: a variant added as bpf_search2 is one too).
-CORE_ALGOS="cubic bpf_linux bpf_hspp bpf_search* reno"
+# every SEARCH-like rule (a glob: a variant added as bpf_search2 is one too),
+# and PREDICT (issue 14's own rule).
+CORE_ALGOS="cubic bpf_linux bpf_hspp bpf_search* bpf_predict* reno"
 # Scenarios: ID RATE RTT BUFFER CLASS [KEY=VALUE...] (pathemu syntax). Rates
 # stay <= 200 Mbit/s, the emulator's measured ceiling (tools/emu/README.md).
 #   CLASS     clean: constant RTT, no jitter, no application limit, no RTT

@@ -114,8 +114,10 @@ def iperf_totals(doc):
 
 PROBE_RE = re.compile(
     r"\s(\d+\.\d+): tcp_probe: .*?src=\S*?:(\d+) dest=\S*?:(\d+) .*?"
-    r"snd_una=0x([0-9a-f]+) snd_cwnd=(\d+) ssthresh=(\d+) snd_wnd=(\d+) srtt=(\d+)")
-ProbeSample = collections.namedtuple("ProbeSample", "t snd_una cwnd ssthresh snd_wnd srtt")
+    r"snd_nxt=0x([0-9a-f]+) snd_una=0x([0-9a-f]+) snd_cwnd=(\d+) ssthresh=(\d+) snd_wnd=(\d+) "
+    r"srtt=(\d+)")
+# snd_nxt last: the fields before it are in the order older code unpacks them
+ProbeSample = collections.namedtuple("ProbeSample", "t snd_una cwnd ssthresh snd_wnd srtt snd_nxt")
 
 
 def probe_line(line):
@@ -124,8 +126,8 @@ def probe_line(line):
     if not m:
         return None
     return int(m.group(2)), int(m.group(3)), ProbeSample(
-        float(m.group(1)), int(m.group(4), 16), int(m.group(5)), int(m.group(6)), int(m.group(7)),
-        int(m.group(8)))
+        float(m.group(1)), int(m.group(5), 16), int(m.group(6)), int(m.group(7)), int(m.group(8)),
+        int(m.group(9)), int(m.group(4), 16))
 
 
 def read_probe(path, port):

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * PREDICT (hystart=predict): a slow start that knows where to stop before it
+ * gets there. A pure core: numbers in, decisions out, no kernel types and no
+ * I/O; the same source goes into the BPF object and the host unit tests
+ * (tests/unit/test_predict.c). bpf/bpf_cubic.bpf.c (predict_ack()) keeps the
+ * state in socket storage and feeds it the slow-start ACKs of a flow's first
+ * slow start (ssthresh still unset), in Open or Disorder.
+ *
+ * Why another rule. Our evaluation (docs/EVALUATION.md) shows that no rule
+ * that watches a slow start which doubles unpaced can exit inside the ideal
+ * band (BDP <= exit cwnd <= BDP + buffer, no loss) on buffers below about
+ * half a BDP: a round that starts at W queues about W packets at its peak,
+ * and every signal (delay, ACK train, SEARCH's delivery deficit) arrives one
+ * RTT after the cause. So the exit point has to be known early, and the
+ * last rounds must not burst.
+ *
+ * The rule, in two phases:
+ *
+ *  1. MEASURE (the first rounds, unpaced, as the kernel sends them). The
+ *     packets of a round leave the sender back to back and queue at the
+ *     bottleneck, so their ACKs come back spaced by the bottleneck's
+ *     serialisation time: the "packet pair" or dispersion estimate of the
+ *     bottleneck rate (Keshav 1991; Hoe, "Improving the start-up behavior of
+ *     a congestion control scheme for TCP", SIGCOMM 1996, which set ssthresh
+ *     from it). Per round (a round ends when snd_una passes the snd_nxt of
+ *     its start, HyStart's round), the ACKs form a train:
+ *       - the first `skip` packets of the round are not fitted: a token
+ *         bucket at the bottleneck lets a burst through at line rate (our
+ *         emulator's TBF: about 3 packets at 100 Mbit/s);
+ *       - each later ACK adds the point (us since the train's first point,
+ *         bytes acked since it); a gap longer than both `gap_us` and four
+ *         times the train's mean gap ends the train (the round's tail);
+ *       - at the round's end the rate is the least-squares slope of those
+ *         points. It is accepted when the train has at least
+ *         PREDICT_MIN_POINTS points, lasts `min_train_us`, and the slope
+ *         agrees with the train's mean rate (last point) within `tolerance`
+ *         per mille: a train bunched by ACK jitter or broken by a loss fails
+ *         that test.
+ *     A round the sender did not fill (in flight at its start below 3/4 of
+ *     cwnd: application-limited) is not measured and does not count.
+ *     After `rounds` counted rounds without an estimate, PREDICT gives up
+ *     and Linux HyStart decides the rest of the slow start.
+ *  2. FILL. With the rate R and delay_min (the smallest RTT seen, which
+ *     includes no queue), the target is
+ *       target = ceil(R x delay_min / mss x (1000 + margin) / 1000)
+ *     packets. The glue then sets ssthresh = target (slow start continues,
+ *     RFC 5681's slow start up to ssthresh) and turns on the kernel's own
+ *     pacing (sk_pacing_status = SK_PACING_NEEDED) if nothing paces the
+ *     flow. Linux paces at tcp_pacing_ss_ratio (200 %) x cwnd / srtt below
+ *     ssthresh / 2 and at tcp_pacing_ca_ratio (120 %) above
+ *     (tcp_update_pacing_rate()), so with ssthresh at the BDP the sending
+ *     rate stays at or below the bottleneck's until cwnd is past 5/6 of the
+ *     target, and the queue at the exit is about target - BDP packets. Slow
+ *     start ends when cwnd reaches ssthresh: that is the exit (the record's
+ *     reason "predict"). When the target is not above cwnd, the flow is
+ *     past it already: it exits at once with cwnd = ssthresh = target.
+ *     During the fill the glue keeps HyStart's delay test as a backstop
+ *     (the ACK train means nothing once paced).
+ *
+ * Limits, said plainly: the estimate is of the bottleneck's rate as the
+ * first rounds see it. Cross traffic that shares the bottleneck, ACK
+ * compression or aggregation (GRO, Wi-Fi, LTE), or a path whose RTT rises
+ * after the first rounds (delay_min is then the old RTT) make it wrong; the
+ * tolerance test catches bunched trains, nothing catches a rate that is
+ * simply shared. A flow paced from its start (fq, or SO_MAX_PACING_RATE)
+ * has no dispersion to measure: its trains are the pacing's.
+ *
+ * Integers only: the sums are u64 and bounded so that no product overflows
+ * (at most PREDICT_MAX_POINTS points, x below 2^22 us, y below 2^26 bytes:
+ * n x sum(x y) < 2^7 x 2^7 x 2^22 x 2^26 = 2^62); every loop has a
+ * compile-time bound.
+ */
+#ifndef PREDICT_CORE_H
+#define PREDICT_CORE_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+/* Tunables' limits and defaults (include/cubic_tunables.h repeats them; the
+ * BPF program's static asserts tie the two). */
+#define PREDICT_DEF_SKIP	 1
+#define PREDICT_MAX_SKIP	 64
+#define PREDICT_DEF_MIN_TRAIN	 250 /* us */
+#define PREDICT_MIN_MIN_TRAIN	 50
+#define PREDICT_MAX_MIN_TRAIN	 1000000
+#define PREDICT_DEF_TOLERANCE	 100 /* per mille */
+#define PREDICT_MAX_TOLERANCE	 1000
+#define PREDICT_DEF_MARGIN	 30 /* per mille */
+#define PREDICT_MAX_MARGIN	 1000
+#define PREDICT_DEF_ROUNDS	 3
+#define PREDICT_MAX_ROUNDS	 16
+#define PREDICT_DEF_GAP		 2000 /* us: hystart_ack_delta_us's default */
+
+#define PREDICT_MIN_POINTS 5
+#define PREDICT_HEAD	   8 /* the train's first points, kept to trim a leading burst */
+#define PREDICT_MAX_POINTS 128
+#define PREDICT_MAX_X	   (1U << 22) /* us */
+#define PREDICT_MAX_Y	   (1U << 26) /* bytes */
+#define PREDICT_MAX_TARGET 0x7ffffffeU /* below TCP_INFINITE_SSTHRESH */
+
+enum predict_phase {
+	PREDICT_PH_MEASURE = 0, /* zeroed storage is a flow about to measure */
+	PREDICT_PH_FILL = 1,	/* ssthresh = target; slow start runs up to it */
+	PREDICT_PH_DONE = 2,	/* exited, gave up, or another rule ended slow start */
+};
+
+enum predict_action {
+	PREDICT_ACT_NONE = 0,
+	PREDICT_ACT_TARGET = 1,	 /* set ssthresh = v->target, pace: the fill begins */
+	PREDICT_ACT_EXIT = 2,	 /* cwnd = ssthresh = v->target: slow start is over */
+	PREDICT_ACT_GIVE_UP = 3, /* no estimate in `rounds` rounds: HyStart decides */
+	PREDICT_ACT_PACE = 4,	 /* the measured round began: pace what it sends in reply */
+};
+
+struct predict_params {
+	__u32 skip;	    /* packets at the start of each round not fitted */
+	__u32 min_train_us; /* shortest train accepted */
+	__u32 tolerance;    /* per mille: |fit - mean rate| <= tolerance x mean */
+	__u32 margin;	    /* per mille added to the BDP estimate */
+	__u32 rounds;	    /* counted rounds without an estimate before giving up */
+	__u32 gap_us;	    /* an ACK gap above this (and 4 x the mean) ends a train */
+	__u32 pace;	    /* pace from the measured round's first ACK (then one round only) */
+};
+
+/* What the core reads of one ACK (after the kernel processed it). */
+struct predict_ack {
+	__u32 now_us;	 /* tcp_mstamp, low 32 bits */
+	__u32 snd_una;	 /* after this ACK */
+	__u32 snd_nxt;	 /* before this ACK's transmissions */
+	__u32 acked;	 /* packets this ACK acked or SACKed */
+	__u32 cwnd;	 /* packets */
+	__u32 inflight;	 /* packets in flight after this ACK */
+	__u32 mss;	 /* bytes */
+	__u32 delay_min; /* us, the smallest RTT sample so far (0: none) */
+	__u32 paced;	 /* something other than PREDICT paces the flow */
+};
+
+/* The estimate and what it rested on: the record's predict_* fields. */
+struct predict_verdict {
+	__u64 rate;	     /* bytes/s, the fit's slope */
+	__u64 mean_rate;     /* bytes/s, the train's last point over its length */
+	__u32 target;	     /* packets */
+	__u32 train_us;	     /* the train's length */
+	__u32 train_acks;    /* its points */
+	__u32 train_bytes;   /* bytes acked along it */
+	__u32 round;	     /* the round it came from (1: the initial window's) */
+	__u32 delay_min;     /* us, the RTT of the BDP */
+	__u32 cwnd;	     /* cwnd when it was accepted */
+	__u32 failed_rounds; /* counted rounds whose train was not accepted */
+};
+
+struct predict_state {
+	/* the current round's train: sums of its points */
+	__u64 sx, sy, sxx, sxy;
+	__u32 round_start;	/* sequence where this round's data begins */
+	__u32 round_end;	/* the round ends when snd_una passes this */
+	__u32 ref_us, ref_pos;	/* the train's first point: time, bytes into the round */
+	__u32 last_us;		/* time of the train's last point */
+	__u32 last_x, last_y;	/* the last point */
+	__u32 n;		/* points */
+	__u32 head_x[PREDICT_HEAD], head_y[PREDICT_HEAD]; /* points 1.. (point 0 is (0, 0)) */
+	__u8 phase;		/* enum predict_phase */
+	__u8 started;		/* a round is under way */
+	__u8 ref_set;		/* the train has its first point */
+	__u8 ended;		/* the train ended (a gap, or full) */
+	__u8 app_limited;	/* this round is not measured (application-limited, or paced) */
+	__u8 rounds;		/* rounds begun, app-limited ones included (saturates) */
+	__u8 failed;		/* counted rounds without an estimate */
+	__u8 pacing;		/* PREDICT_ACT_PACE was returned */
+	struct predict_verdict v; /* the accepted estimate (phase FILL and after) */
+};
+
+static inline void predict_reset(struct predict_state *s)
+{
+	__builtin_memset(s, 0, sizeof(*s));
+}
+
+static inline __u32 predict_clamp(__u32 v, __u32 lo, __u32 hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The parameters as the core uses them: clamped again on every use. */
+static inline void predict_params_clamp(struct predict_params *p)
+{
+	p->skip = predict_clamp(p->skip, 0, PREDICT_MAX_SKIP);
+	p->min_train_us = predict_clamp(p->min_train_us, PREDICT_MIN_MIN_TRAIN, PREDICT_MAX_MIN_TRAIN);
+	p->tolerance = predict_clamp(p->tolerance, 0, PREDICT_MAX_TOLERANCE);
+	p->margin = predict_clamp(p->margin, 0, PREDICT_MAX_MARGIN);
+	p->rounds = predict_clamp(p->rounds, 1, PREDICT_MAX_ROUNDS);
+	p->gap_us = predict_clamp(p->gap_us, 1, 100000);
+	p->pace = !!p->pace;
+	if (p->pace)
+		p->rounds = 1; /* a paced round's ACKs are the pacing's, not the bottleneck's */
+}
+
+/*
+ * The least-squares slope of the train, bytes/s, or 0. Centred sums (times
+ * n): Sxx = n sum(x^2) - sum(x)^2 > 0, Sxy = n sum(xy) - sum(x) sum(y); both
+ * are halved together until Sxy x 10^6 fits in 64 bits.
+ */
+static inline __u64 predict_slope(__u64 n, __u64 sx, __u64 sy, __u64 sxx_, __u64 sxy_)
+{
+	__u64 sxx, sxy;
+
+	if (n < 2 || n * sxx_ <= sx * sx || n * sxy_ <= sx * sy)
+		return 0;
+	sxx = n * sxx_ - sx * sx;
+	sxy = n * sxy_ - sx * sy;
+	for (int i = 0; i < 64 && sxy >= (1ULL << 43); i++) {
+		sxy >>= 1;
+		sxx >>= 1;
+	}
+	if (!sxx)
+		return 0;
+	return sxy * 1000000ULL / sxx;
+}
+
+/* target = ceil(rate x delay_min / mss x (1000 + margin) / 1000), in [2, MAX] */
+static inline __u32 predict_target_of(__u64 rate, __u32 delay_min, __u32 mss, __u32 margin)
+{
+	__u64 bytes, den, t;
+
+	if (rate > (1ULL << 38))
+		rate = 1ULL << 38; /* 275 GB/s */
+	if (delay_min > (1U << 24))
+		delay_min = 1U << 24; /* 16.7 s */
+	if (!mss)
+		mss = 1;
+	/* rate x delay_min < 2^62; x (1000 + margin) after the division by 10^6 */
+	bytes = rate * delay_min / 1000000ULL;
+	den = (__u64)mss * 1000;
+	t = (bytes * (1000 + (__u64)margin) + den - 1) / den;
+	if (t < 2)
+		t = 2;
+	if (t > PREDICT_MAX_TARGET)
+		t = PREDICT_MAX_TARGET;
+	return (__u32)t;
+}
+
+/*
+ * The round that just ended: is its train an estimate? Fills v (rate,
+ * train_*) whether or not, and returns 1 if accepted.
+ */
+/*
+ * How many of the train's first points are a burst: a token bucket at the
+ * bottleneck lets a few packets through at line rate, their ACKs bunched
+ * (our emulator's TBF: 3-4 packets at 100 Mbit/s, gaps of 2-60 us where the
+ * others are 120). The reference is the median of the first gaps (at most
+ * PREDICT_HEAD of them; the burst is a minority of them); the train starts
+ * at the first point whose next gap is at least 2/3 of it. At most
+ * PREDICT_HEAD - 1 points go.
+ */
+static inline __u32 predict_burst(const struct predict_state *s)
+{
+	__u32 g[PREDICT_HEAD], m = 0, prev = 0, med, i, j;
+
+	for (i = 0; i < PREDICT_HEAD; i++) {
+		__u32 v;
+
+		if (i + 1 >= s->n)
+			break;
+		v = s->head_x[i] - prev;
+		prev = s->head_x[i];
+		/* insertion into g[0 .. m - 1], ascending */
+		for (j = m; j > 0 && j <= PREDICT_HEAD - 1; j--) {
+			if (g[j - 1] <= v)
+				break;
+			g[j] = g[j - 1];
+		}
+		g[j & (PREDICT_HEAD - 1)] = v;
+		m++;
+	}
+	if (m < 3)
+		return 0;
+	med = g[(m / 2) & (PREDICT_HEAD - 1)];
+	prev = 0;
+	for (i = 0; i < PREDICT_HEAD - 1 && i + 2 < s->n; i++) {
+		__u32 x = s->head_x[i];
+
+		if ((x - prev) * 3 >= med * 2)
+			return i;
+		prev = x;
+	}
+	return i;
+}
+
+static inline int predict_judge(const struct predict_state *s, const struct predict_params *p,
+				struct predict_verdict *v)
+{
+	__u64 rate, mean, diff, sx = s->sx, sy = s->sy, sxx = s->sxx, sxy = s->sxy;
+	__u32 drop, x0 = 0, y0 = 0, n = s->n;
+
+	v->train_acks = s->n;
+	v->train_us = s->last_x;
+	v->train_bytes = s->last_y;
+	v->rate = v->mean_rate = 0;
+	if (!s->ref_set || s->n < 2 || !s->last_x)
+		return 0;
+	/*
+	 * A leading burst: points 0 .. drop - 1 go, point `drop` starts the
+	 * train. Point 0 (0, 0) added nothing to the sums; points 1 .. drop - 1
+	 * are head[0 .. drop - 2]; point `drop` (head[drop - 1]) stays in the
+	 * fit, and the mean rate is taken from it.
+	 */
+	drop = predict_burst(s);
+	for (__u32 i = 0; i < PREDICT_HEAD; i++) {
+		__u64 x, y;
+
+		if (i + 1 >= drop)
+			break;
+		x = s->head_x[i];
+		y = s->head_y[i];
+		sx -= x;
+		sy -= y;
+		sxx -= x * x;
+		sxy -= x * y;
+	}
+	if (drop) {
+		x0 = s->head_x[(drop - 1) & (PREDICT_HEAD - 1)];
+		y0 = s->head_y[(drop - 1) & (PREDICT_HEAD - 1)];
+	}
+	n -= drop;
+	v->train_acks = n;
+	v->train_us = s->last_x - x0;
+	v->train_bytes = s->last_y - y0;
+	if (n < PREDICT_MIN_POINTS || v->train_us < p->min_train_us || !v->train_us)
+		return 0;
+	rate = predict_slope(n, sx, sy, sxx, sxy);
+	mean = (__u64)v->train_bytes * 1000000ULL / v->train_us;
+	v->rate = rate;
+	v->mean_rate = mean;
+	if (!rate || !mean)
+		return 0;
+	diff = rate > mean ? rate - mean : mean - rate;
+	/* diff / mean <= tolerance / 1000; mean < 2^46, x 1000 < 2^56 */
+	return diff * 1000 <= mean * p->tolerance;
+}
+
+/* A new round begins on this ACK (the first one a flow shows, or snd_una past round_end). */
+static inline void predict_new_round(struct predict_state *s, const struct predict_ack *a)
+{
+	if (s->started)
+		s->round_start = s->round_end;
+	else
+		s->round_start = a->snd_una - a->acked * a->mss;
+	s->round_end = a->snd_nxt;
+	s->started = 1;
+	s->sx = s->sy = s->sxx = s->sxy = 0;
+	s->ref_set = s->ended = 0;
+	s->n = 0;
+	s->last_x = s->last_y = 0;
+	if (s->rounds < 255)
+		s->rounds++;
+	/* what the previous round sent is in flight now (and this ACK's share) */
+	s->app_limited = a->paced || (__u64)(a->inflight + a->acked) * 4 < (__u64)a->cwnd * 3;
+}
+
+/* This ACK's point on the round's train. */
+static inline void predict_point(struct predict_state *s, const struct predict_params *p,
+				 const struct predict_ack *a)
+{
+	__u32 pos = a->snd_una - s->round_start, x, y, gap, limit;
+
+	if (s->ended || (__s32)pos < 0)
+		return;
+	if (!s->ref_set) {
+		if (pos < p->skip * a->mss)
+			return;
+		s->ref_set = 1;
+		s->ref_us = a->now_us;
+		s->ref_pos = pos;
+		s->last_us = a->now_us;
+		s->n = 1; /* the point (0, 0): nothing to add to the sums */
+		return;
+	}
+	x = a->now_us - s->ref_us;
+	y = pos - s->ref_pos;
+	if (y <= s->last_y)
+		return; /* no progress (a duplicate, or SACK only) */
+	gap = a->now_us - s->last_us;
+	limit = p->gap_us;
+	if (s->n > 1 && s->last_x / (s->n - 1) * 4 > limit)
+		limit = s->last_x / (s->n - 1) * 4;
+	if (gap > limit || x >= PREDICT_MAX_X || y >= PREDICT_MAX_Y) {
+		s->ended = 1;
+		return;
+	}
+	if (s->n < PREDICT_HEAD + 1) {
+		s->head_x[(s->n - 1) & (PREDICT_HEAD - 1)] = x;
+		s->head_y[(s->n - 1) & (PREDICT_HEAD - 1)] = y;
+	}
+	s->n++;
+	s->sx += x;
+	s->sy += y;
+	s->sxx += (__u64)x * x;
+	s->sxy += (__u64)x * y;
+	s->last_x = x;
+	s->last_y = y;
+	s->last_us = a->now_us;
+	if (s->n >= PREDICT_MAX_POINTS)
+		s->ended = 1;
+}
+
+/*
+ * One slow-start ACK while measuring (the glue calls it only in phase
+ * MEASURE, with ssthresh unset). Returns a PREDICT_ACT_*; on TARGET and
+ * EXIT, v is the estimate (also kept in s->v) and the phase is FILL or DONE.
+ */
+/* a BPF subprogram of its own: its frame does not add to its caller's */
+#ifdef __bpf__
+#define PREDICT_SUBPROG static __attribute__((noinline))
+#else
+#define PREDICT_SUBPROG static inline
+#endif
+
+PREDICT_SUBPROG __u8 predict_on_ack(struct predict_state *s, const struct predict_params *p,
+				    const struct predict_ack *a, struct predict_verdict *v)
+{
+	if (s->phase != PREDICT_PH_MEASURE)
+		return PREDICT_ACT_NONE;
+	if (s->started && (__s32)(a->snd_una - s->round_end) <= 0) {
+		predict_point(s, p, a);
+		return PREDICT_ACT_NONE;
+	}
+	/* the round before this ACK is over */
+	if (s->started && !s->app_limited) {
+		/* v may be &s->v */
+		__builtin_memset(v, 0, sizeof(*v));
+		if (predict_judge(s, p, v) && a->delay_min) {
+			v->round = s->rounds;
+			v->delay_min = a->delay_min;
+			v->cwnd = a->cwnd;
+			v->failed_rounds = s->failed;
+			v->target = predict_target_of(v->rate, a->delay_min, a->mss, p->margin);
+			if (v != &s->v)
+				s->v = *v;
+			if (v->target > a->cwnd) {
+				s->phase = PREDICT_PH_FILL;
+				return PREDICT_ACT_TARGET;
+			}
+			s->phase = PREDICT_PH_DONE;
+			return PREDICT_ACT_EXIT;
+		}
+		if (v != &s->v)
+			s->v = *v; /* the last train judged, for the records */
+		s->v.failed_rounds = ++s->failed;
+		if (s->failed >= p->rounds) {
+			s->phase = PREDICT_PH_DONE;
+			return PREDICT_ACT_GIVE_UP;
+		}
+	}
+	predict_new_round(s, a);
+	predict_point(s, p, a);
+	if (p->pace && !s->pacing && !s->app_limited) {
+		/* the round's data left unpaced; what this round's ACKs release is paced */
+		s->pacing = 1;
+		return PREDICT_ACT_PACE;
+	}
+	return PREDICT_ACT_NONE;
+}
+
+#endif /* PREDICT_CORE_H */
