@@ -178,10 +178,11 @@ struct predict_store {
 	__u64 set_us; /* tcp clock when the target was set */
 	__u64 user_max; /* sk_max_pacing_rate before PREDICT capped it */
 	__u8 capped;  /* the fill's cap is on (SO_MAX_PACING_RATE) */
+	__u8 cap_applied; /* it was set (the record's predict_capped) */
 	__u8 paced;   /* PREDICT turned the kernel's pacing on */
 	__u8 after;   /* the first slow start is over by a reduction or a restart */
 	__u8 fill_at_reduction; /* the last reduction began during the fill */
-	__u8 pad[4];
+	__u8 pad[3];
 };
 
 struct {
@@ -236,6 +237,8 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 		pr = &ps->st.v;
 		if (ps->paced)
 			flags |= CUBIC_EV_PREDICT_PACED;
+		if (ps->cap_applied)
+			flags |= CUBIC_EV_PREDICT_CAPPED;
 		if (ps->set_us)
 			pr_fill_us = (__u32)(tp->tcp_mstamp - ps->set_us);
 	}
@@ -478,27 +481,33 @@ static __always_inline void predict_init_flow(struct sock *sk, const struct cubi
  * turns the kernel's pacing on), never above what the socket's owner set;
  * predict_uncap() gives the owner's value back.
  */
+/*
+ * bpf_setsockopt() takes an int-sized SO_MAX_PACING_RATE (sol_socket_sockopt()):
+ * bytes/s below 2^32 - 1, ~0U being "no limit". A cap the owner set above
+ * that comes back as no limit.
+ */
 static __always_inline void predict_cap_rate(struct sock *sk, struct predict_store *ps, __u64 rate)
 {
+	__u32 r;
+
 	if (!ps->capped)
 		ps->user_max = sk->sk_max_pacing_rate;
-	if (!rate || rate >= ps->user_max)
+	if (!rate || rate >= ps->user_max || rate >= 0xffffffffULL)
 		return;
-	if (!bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &rate, sizeof(rate)))
+	r = (__u32)rate;
+	if (!bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof(r))) {
 		ps->capped = 1;
+		ps->cap_applied = 1;
+	}
 }
 
 static __always_inline void predict_uncap(struct sock *sk, struct predict_store *ps)
 {
-	__u64 rate = ps->user_max;
-	__u32 unlimited = ~0U; /* the kernel's "no limit" */
+	__u32 r = ps->user_max >= 0xffffffffULL ? ~0U : (__u32)ps->user_max;
 
 	if (!ps->capped)
 		return;
-	if (rate == ~0UL)
-		bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &unlimited, sizeof(unlimited));
-	else
-		bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &rate, sizeof(rate));
+	bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof(r));
 	ps->capped = 0;
 }
 

@@ -110,6 +110,8 @@ enum {
 #define CUBIC_EV_PREDICT_RAN 0x2000
 /* PREDICT turned the kernel's pacing on for this flow (sk_pacing_status was NONE) */
 #define CUBIC_EV_PREDICT_PACED 0x8000
+/* PREDICT capped the fill's pacing rate at its estimate (SO_MAX_PACING_RATE) */
+#define CUBIC_EV_PREDICT_CAPPED 0x10000
 /* hystart=predict, but the flow has no socket storage for it: Linux HyStart decided */
 #define CUBIC_EV_PREDICT_NO_STORAGE 0x4000
 
@@ -234,6 +236,7 @@ struct cubic_info {
 	U32(predict_failed_rounds, PREDICT, pr->failed_rounds) /* trains not accepted */        \
 	U32(predict_fill_us, PREDICT, pr_fill_us)	 /* target set to this record */           \
 	VIEW(predict_paced, FLAG, CUBIC_EV_PREDICT_PACED) /* PREDICT turned pacing on */          \
+	VIEW(predict_capped, FLAG, CUBIC_EV_PREDICT_CAPPED) /* and capped it during the fill */     \
 	VIEW(predict_no_storage, FLAG, CUBIC_EV_PREDICT_NO_STORAGE)                                \
 	U32(samples, NUM, s->sample_cnt)		 /* RTT samples in this round */           \
 	U32(rounds, NUM, s->rounds)			 /* HyStart rounds since the flow began */ \

@@ -141,7 +141,9 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 		 (double)e->predict_rate * 8 / 1e6, e->predict_round, e->predict_train_acks,
 		 ms(e->predict_train_us), ms(e->predict_delay_min_us), e->predict_target,
 		 e->predict_cwnd_set, ms(e->predict_fill_us),
-		 e->flags & CUBIC_EV_PREDICT_PACED ? ", paced by PREDICT" : "");
+		 e->flags & CUBIC_EV_PREDICT_CAPPED ? ", paced by PREDICT, capped at the estimate"
+		 : e->flags & CUBIC_EV_PREDICT_PACED ? ", paced by PREDICT"
+						    : "");
 }
 
 static bool keep(const struct trace *tr, const struct cubic_event *e)
