@@ -192,6 +192,16 @@ struct {
 	__type(value, struct predict_store);
 } predict_store SEC(".maps");
 
+/*
+ * Whether this object's programs run PREDICT: cubicctl clears it for
+ * cubic_ops_fast2 (before Linux 6.10), whose .cong_control program with
+ * PREDICT's paths in it is more than 6.1's verifier will take (1M
+ * instructions); cubicctl refuses hystart=predict there, and the verifier
+ * prunes every PREDICT branch. hystart=predict written to such an instance
+ * behind cubicctl's back runs Linux HyStart.
+ */
+const volatile bool predict_ok = true;
+
 /* the predict_* fields of a record of a flow that did not run PREDICT */
 static const struct predict_verdict predict_none = {};
 
@@ -223,7 +233,7 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 		flags |= CUBIC_EV_RWND_LIMITED;
 	if (sk->sk_pacing_status != SK_PACING_NONE)
 		flags |= CUBIC_EV_PACED;
-	ps = predict_get(sk, 0);
+	ps = predict_ok ? predict_get(sk, 0) : NULL;
 	/* the first slow start: ssthresh unset, or PREDICT's target */
 	if (x->ssthresh_before >= TCP_CORE_INFINITE_SSTHRESH ||
 	    (ps && !ps->after && ps->set_us && x->ssthresh_before == ps->st.v.target))
@@ -353,7 +363,8 @@ static __noinline void predict_done(struct sock *sk, bool after);
 static __always_inline void slow_start_forget(struct sock *sk)
 {
 	search_forget(sk);
-	predict_done(sk, true);
+	if (predict_ok)
+		predict_done(sk, true);
 }
 
 /*
@@ -461,7 +472,7 @@ static __always_inline void predict_init_flow(struct sock *sk, const struct cubi
 {
 	struct predict_store *ps;
 
-	if (cubic_tun_hystart(t) != CUBIC_HYSTART_PREDICT)
+	if (!predict_ok || cubic_tun_hystart(t) != CUBIC_HYSTART_PREDICT)
 		return;
 	ps = predict_get(sk, BPF_SK_STORAGE_GET_F_CREATE);
 	if (ps)
@@ -511,6 +522,15 @@ static __always_inline void predict_uncap(struct sock *sk, struct predict_store 
 	ps->capped = 0;
 }
 
+/* Without a target, the flow goes on as Linux sends it: unpaced again. */
+static __always_inline void predict_unpace(struct sock *sk, struct predict_store *ps)
+{
+	if (ps->paced && !ps->st.v.target) {
+		sk->sk_pacing_status = SK_PACING_NONE;
+		ps->paced = 0;
+	}
+}
+
 static __noinline void predict_done(struct sock *sk, bool after)
 {
 	struct predict_store *ps;
@@ -519,6 +539,7 @@ static __noinline void predict_done(struct sock *sk, bool after)
 	ps = predict_get(sk, 0);
 	if (ps) {
 		predict_uncap(sk, ps);
+		predict_unpace(sk, ps);
 		if (after) {
 			ps->fill_at_reduction = ps->st.phase == PREDICT_PH_FILL;
 			ps->after = 1;
@@ -621,11 +642,8 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 			predict_cap_rate(sk, ps, v->rate * cubic_tun_predict_cap(t) / 1000);
 		return CUBIC_HYSTART_DELAY;
 	}
-	if (act == PREDICT_ACT_GIVE_UP && ps->paced) {
-		/* no estimate: Linux HyStart decides, on the flow as Linux sends it */
-		sk->sk_pacing_status = SK_PACING_NONE;
-		ps->paced = 0;
-	}
+	if (act == PREDICT_ACT_GIVE_UP)
+		predict_unpace(sk, ps); /* no estimate: Linux HyStart decides */
 	if (act != PREDICT_ACT_EXIT)
 		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
 
@@ -689,7 +707,7 @@ void BPF_PROG(bc_release, struct sock *sk)
 }
 
 /* cubictcp_cong_avoid() */
-static __always_inline void cong_avoid(struct sock *sk, __u32 acked)
+static __noinline void cong_avoid(struct sock *sk, __u32 acked)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
@@ -711,7 +729,7 @@ static __always_inline void cong_avoid(struct sock *sk, __u32 acked)
 			 sk->sk_pacing_status != SK_PACING_NONE);
 	tp->snd_cwnd = w.cwnd;
 	tp->snd_cwnd_cnt = w.cwnd_cnt;
-	if ((s->flags & CUBIC_SF_PREDICT_FILL) && w.cwnd >= w.ssthresh)
+	if (predict_ok && (s->flags & CUBIC_SF_PREDICT_FILL) && w.cwnd >= w.ssthresh)
 		predict_reached(sk);
 }
 
@@ -917,16 +935,48 @@ static __always_inline void fill_ack(struct sock *sk, struct cubic_ack *a, __u32
  * cubictcp_acked(): delay_min, and HyStart while in slow start; acked: the
  * packets this ACK delivered (SEARCH's drain).
  */
-static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us, __u32 acked)
+/*
+ * HyStart (of the given mode, with the detectors of detect) on one RTT
+ * sample, and its record: a subprogram of its own, so that its frame (the
+ * ACK and the record) is not on the stack of the rules' calls beside it.
+ */
+static __noinline void hystart_step(struct sock *sk, const struct cubic_tunables *t, __u32 mode,
+				    __u32 delay, __u32 detect)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	struct exit_info x;
+	struct cubic_ack a;
+	__u8 fired;
+
+	fill_ack(sk, &a, tp->snd_cwnd, tp->snd_ssthresh);
+	__builtin_memset(&x, 0, sizeof(x));
+	fired = cubic_hystart_ack_with(s, t, mode, &a, delay, &x.v, detect);
+	if (!fired)
+		return;
+
+	/* HyStart fired, or HyStart++ left CSS: slow start is over */
+	if (fired & CUBIC_EV_ENDS_SLOW_START) {
+		tp->snd_ssthresh = a.cwnd;
+		/* a PREDICT flow's HyStart (PREDICT passes fewer than all detectors or none) */
+		if (predict_ok && cubic_tun_hystart(t) == CUBIC_HYSTART_PREDICT)
+			predict_done(sk, false);
+	}
+	x.flags = fired;
+	x.ssthresh_before = a.ssthresh;
+	x.ssthresh = tp->snd_ssthresh;
+	x.rtt_us = delay;
+	emit_exit(sk, &x);
+	count_exit(fired, a.cwnd);
+}
+
+static __noinline void rtt_sample(struct sock *sk, __s32 rtt_us, __u32 acked)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
 	const struct cubic_tunables *t;
-	struct exit_info x;
-	struct cubic_ack a;
 	__u32 delay, mode;
-	int detect = 0;
-	__u8 fired;
+	int detect = -1; /* every detector of hystart_detect */
 
 	delay = cubic_rtt_sample(s, rtt_us, tcp_jiffies32(), CONFIG_HZ);
 	/* Most ACKs end here: once slow start is over only delay_min is kept. */
@@ -942,33 +992,16 @@ static __always_inline void rtt_sample(struct sock *sk, __s32 rtt_us, __u32 acke
 	}
 	/* so does PREDICT; then Linux HyStart with the detectors it leaves */
 	if (mode == CUBIC_HYSTART_PREDICT) {
-		detect = predict_ack(sk, t, acked);
-		if (detect < 0)
-			return;
+		mode = CUBIC_HYSTART_LINUX;
+		if (predict_ok) {
+			detect = predict_ack(sk, t, acked);
+			if (detect < 0)
+				return;
+		}
 	}
 	if (!delay || !cubic_hystart_pending(s, tp->snd_cwnd, tp->snd_ssthresh))
 		return;
-
-	fill_ack(sk, &a, tp->snd_cwnd, tp->snd_ssthresh);
-	__builtin_memset(&x, 0, sizeof(x));
-	if (mode == CUBIC_HYSTART_PREDICT)
-		fired = cubic_hystart_linux_with(s, t, &a, delay, &x.v, (__u32)detect);
-	else
-		fired = cubic_hystart_ack_as(s, t, mode, &a, delay, &x.v);
-	if (!fired)
-		return;
-
-	/* HyStart fired, or HyStart++ left CSS: slow start is over */
-	if (fired & CUBIC_EV_ENDS_SLOW_START)
-		tp->snd_ssthresh = a.cwnd;
-	if (s->flags & CUBIC_SF_PREDICT_FILL)
-		predict_done(sk, false);
-	x.flags = fired;
-	x.ssthresh_before = a.ssthresh;
-	x.ssthresh = tp->snd_ssthresh;
-	x.rtt_us = delay;
-	emit_exit(sk, &x);
-	count_exit(fired, a.cwnd);
+	hystart_step(sk, t, mode, delay, (__u32)detect);
 }
 
 SEC("struct_ops/bc_pkts_acked")
@@ -1162,7 +1195,7 @@ static __noinline void rtt_sample_before_reduction(struct sock *sk, __s32 rtt_us
 	const struct cubic_tunables *t;
 	struct hystart_verdict v;
 	struct cubic_ack a;
-	__u32 delay, mode;
+	__u32 delay, mode, detect = ~0U;
 	__u8 fired;
 
 	if (s->flags & CUBIC_SF_FRESH_EPOCH)
@@ -1180,10 +1213,12 @@ static __noinline void rtt_sample_before_reduction(struct sock *sk, __s32 rtt_us
 	__builtin_memset(&v, 0, sizeof(v));
 	s->hspp_phase = s->pre_hspp_phase;
 	/* PREDICT's HyStart: the detectors of its phase before that .ssthresh */
-	if (mode == CUBIC_HYSTART_PREDICT)
-		fired = cubic_hystart_linux_with(s, t, &a, delay, &v, predict_detect_before_reduction(sk));
-	else
-		fired = cubic_hystart_ack_as(s, t, mode, &a, delay, &v);
+	if (mode == CUBIC_HYSTART_PREDICT) {
+		if (predict_ok)
+			detect = predict_detect_before_reduction(sk);
+		mode = CUBIC_HYSTART_LINUX;
+	}
+	fired = cubic_hystart_ack_with(s, t, mode, &a, delay, &v, detect);
 	s->hspp_phase = CUBIC_HSPP_DONE;
 	/*
 	 * HyStart would have set ssthresh = cwnd before the kernel computed

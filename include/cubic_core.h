@@ -659,19 +659,6 @@ static inline __u8 hystart_update(struct cubic_state *s, const struct cubic_tuna
 }
 
 /*
- * Linux HyStart with only the detectors of `detect` (a subset of the
- * hystart_detect tunable's): PREDICT's backstop during its fill is the
- * delay test alone.
- */
-static inline __attribute__((always_inline)) __u8
-cubic_hystart_linux_with(struct cubic_state *s, const struct cubic_tunables *t,
-			 const struct cubic_ack *a, __u32 delay, struct hystart_verdict *v,
-			 __u32 detect)
-{
-	return hystart_update_with(s, t, a, delay, v, detect & cubic_tun_hystart_detect(t));
-}
-
-/*
  * HyStart++ on one RTT sample (RFC 9406 section 4.2). Returns the CUBIC_EV_CSS_*
  * bit of a phase change, if any, and fills v; on CUBIC_EV_CSS_EXIT the caller
  * sets ssthresh = cwnd.
@@ -780,18 +767,29 @@ static inline int cubic_hystart_pending(const struct cubic_state *s, __u32 cwnd,
  * ssthresh = cwnd), or a HyStart++ CSS entry or resume.
  */
 /* always inlined: six arguments are one more than a BPF call may pass */
-static inline __attribute__((always_inline)) __u8 cubic_hystart_ack_as(struct cubic_state *s, const struct cubic_tunables *t,
-					__u32 mode, const struct cubic_ack *a, __u32 delay,
-					struct hystart_verdict *v)
+/*
+ * detect: the Linux HyStart detectors that may fire, within the
+ * hystart_detect tunable's (PREDICT's fill keeps the delay test alone).
+ */
+static inline __attribute__((always_inline)) __u8
+cubic_hystart_ack_with(struct cubic_state *s, const struct cubic_tunables *t, __u32 mode,
+		       const struct cubic_ack *a, __u32 delay, struct hystart_verdict *v, __u32 detect)
 {
 	switch (mode) {
 	case CUBIC_HYSTART_LINUX:
-		return hystart_update(s, t, a, delay, v);
+		return hystart_update_with(s, t, a, delay, v, detect & cubic_tun_hystart_detect(t));
 	case CUBIC_HYSTART_PP:
 		return hspp_update(s, t, a, delay, v);
 	default: /* off; SEARCH and PREDICT are the glue's (they need socket storage) */
 		return 0;
 	}
+}
+
+static inline __attribute__((always_inline)) __u8 cubic_hystart_ack_as(struct cubic_state *s, const struct cubic_tunables *t,
+					__u32 mode, const struct cubic_ack *a, __u32 delay,
+					struct hystart_verdict *v)
+{
+	return cubic_hystart_ack_with(s, t, mode, a, delay, v, ~0U);
 }
 
 static inline __u8 cubic_hystart_ack(struct cubic_state *s, const struct cubic_tunables *t,

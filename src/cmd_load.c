@@ -262,6 +262,12 @@ int cmd_load(int argc, char **argv)
 		rc = EXIT_FAIL;
 		goto out;
 	}
+	if (t.hystart == CUBIC_HYSTART_PREDICT && dp == DATAPATH_FAST &&
+	    kstate_cong_control_args() == 2) {
+		errmsg(PREDICT_NEEDS_610);
+		rc = EXIT_FAIL;
+		goto out;
+	}
 	if (instance_load(name, &t, ring_size, dp)) {
 		rc = EXIT_FAIL;
 		goto out;

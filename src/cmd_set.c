@@ -101,6 +101,12 @@ int cmd_set(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out_close;
 	}
+	if (after.hystart == CUBIC_HYSTART_PREDICT && before.hystart != CUBIC_HYSTART_PREDICT &&
+	    instance_datapath(&in) == DATAPATH_FAST && kstate_cong_control_args() == 2) {
+		errmsg(PREDICT_NEEDS_610);
+		rc = EXIT_FAIL;
+		goto out_close;
+	}
 	if (bpf_map_update_elem(in.tunables_fd, &zero, &after, 0)) {
 		errmsg("can't write the tunables of %s", name);
 		rc = EXIT_FAIL;

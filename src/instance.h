@@ -65,6 +65,15 @@ int instance_datapath(const struct instance *in);
 /* The argument count of this kernel's tcp_congestion_ops.cong_control, -1 if unknown. */
 int kstate_cong_control_args(void);
 
+/*
+ * hystart=predict on the fast datapath of a kernel whose .cong_control is
+ * (sk, rs), before 6.10: the program would be too much for 6.1's verifier,
+ * so the object leaves PREDICT out there (bpf/bpf_cubic.bpf.c predict_ok).
+ */
+#define PREDICT_NEEDS_610                                                                          \
+	"hystart=predict needs Linux 6.10 or later on the fast datapath (this kernel's "           \
+	".cong_control is (sk, rs)); use --datapath exact"
+
 /* objpatch.c */
 /*
  * Replaces the placeholder name CUBIC_DEFAULT_NAME of each struct_ops map in

@@ -129,6 +129,8 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 	 * tp->snd_cwnd_stamp; before, the fast datapath keeps its own stamp.
 	 */
 	skel->rodata->own_cwnd_stamp = ops_maps[map].cc_args == 2;
+	/* PREDICT's paths in (sk, rs)'s .cong_control are too much for 6.1's verifier */
+	skel->rodata->predict_ok = ops_maps[map].cc_args != 2;
 	ops = select_ops_map(skel, (enum ops_map)map);
 	if (!ops) {
 		err = -errno;

@@ -14,6 +14,9 @@
         bulk for BULK_S, then for APP_S write KB kB every MS ms (far below
         what the path carries: application-limited); prints cwnd and
         ssthresh at the end of the bulk and of the application-limited part
+  idleflow.py capflow ADDR PORT CA BULK_S RATE  bulk for BULK_S; RATE > 0 sets
+                                 SO_MAX_PACING_RATE first; prints the cap
+                                 before, its lowest while sending, and after
   idleflow.py late ADDR PORT CA GOFILE BULK_S  open a connection with CA and
         write 1 kB, print "connected", wait (at most 30 s) for GOFILE to
         exist, then bulk for BULK_S; prints cwnd and ssthresh at the end (the
@@ -137,6 +140,42 @@ def late(addr, port, ca, gofile, bulk_s):
     print(json.dumps({"ca": ca, "end": r}))
 
 
+SO_MAX_PACING_RATE = 47  # asm-generic/socket.h (not in every Python's socket module)
+
+
+def max_pacing(s):
+    return struct.unpack("Q", s.getsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, 8))[0]
+
+
+def capflow(addr, port, ca, bulk_s, rate):
+    """A bulk flow with CA; RATE > 0: the owner's SO_MAX_PACING_RATE, set
+    before connect. Prints the cap before, the lowest seen while sending
+    (read between sends), and the cap at the end."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, ca.encode())
+    if rate:
+        s.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, struct.pack("Q", rate))
+    before = max_pacing(s)
+    s.connect((addr, port))
+    # non-blocking, so the cap is read every half millisecond whether or not
+    # the send buffer has room (a blocking send can sleep through the fill)
+    s.setblocking(False)
+    buf = b"c" * 16384
+    low = before
+    end = time.monotonic() + bulk_s
+    while time.monotonic() < end:
+        try:
+            s.send(buf)
+        except BlockingIOError:
+            time.sleep(0.0005)
+        low = min(low, max_pacing(s))
+    s.setblocking(True)
+    r = info(s)
+    after = max_pacing(s)
+    s.close()
+    print(json.dumps({"ca": ca, "max_before": before, "max_low": low, "max_after": after, "end": r}))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "sink":
         sink(int(sys.argv[2]))
@@ -144,6 +183,8 @@ if __name__ == "__main__":
         accept(int(sys.argv[2]), sys.argv[3])
     elif sys.argv[1] == "connect":
         connect(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "capflow":
+        capflow(sys.argv[2], int(sys.argv[3]), sys.argv[4], float(sys.argv[5]), int(sys.argv[6]))
     elif sys.argv[1] == "late":
         late(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], float(sys.argv[6]))
     elif sys.argv[1] == "applimited":

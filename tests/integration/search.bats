@@ -164,7 +164,7 @@ flow() {
 	run "$CUBICCTL" set --name "$NAME" search_bins=16
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"search_bins: 16 is out of range (allowed 1..15)"* ]]
-	run "$CUBICCTL" set --name "$NAME" hystart=4
+	run "$CUBICCTL" set --name "$NAME" hystart=5
 	[ "$status" -eq 2 ]
 	[ "$("$CUBICCTL" -j get --name "$NAME")" = "$before" ]
 	run "$CUBICCTL" set --name "$NAME" hystart=search search_thresh=300

@@ -215,6 +215,45 @@ TEST(search_keys)
 	      "the table allows more bins than the core keeps");
 }
 
+TEST(predict_keys)
+{
+	struct cubic_tunables t;
+	const char *w1[] = { "preset=predict" };
+	const char *w2[] = { "hystart=predict", "predict_pace=off", "predict_margin=50" };
+	const char *bad[] = { "predict_pace=2" };
+	const char *big[] = { "predict_cap=4001" };
+	char err[256];
+
+	cubic_tunables_defaults(&t);
+	CHECK_EQ(t.predict_skip, 1);
+	CHECK_EQ(t.predict_min_train_us, 250);
+	CHECK_EQ(t.predict_tolerance, 100);
+	CHECK_EQ(t.predict_margin, 30);
+	CHECK_EQ(t.predict_pace, 1);
+	CHECK_EQ(t.predict_cap, 1000);
+
+	CHECK(apply(w1, 1, &t, err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(t.hystart, CUBIC_HYSTART_PREDICT);
+	CHECK_EQ(t.beta, 717);
+	CHECK(!strcmp(tun_value_name(CUBIC_TUN_hystart, 4), "predict"), "name of hystart=4");
+
+	CHECK(apply(w2, 3, &t, err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(t.hystart, CUBIC_HYSTART_PREDICT);
+	CHECK_EQ(t.predict_pace, 0);
+	CHECK_EQ(t.predict_margin, 50);
+	CHECK(!strcmp(tun_value_name(CUBIC_TUN_predict_pace, 1), "on"), "predict_pace 1");
+
+	CHECK(apply(bad, 1, NULL, err, sizeof(err)) == -1, "predict_pace=2 accepted");
+	CHECK(strstr(err, "out of range") != NULL, "%s", err);
+	CHECK(apply(big, 1, NULL, err, sizeof(err)) == -1, "predict_cap=4001 accepted");
+	/* hystart=5 is no mode */
+	{
+		const char *w[] = { "hystart=5" };
+
+		CHECK(apply(w, 1, NULL, err, sizeof(err)) == -1, "hystart=5 accepted");
+	}
+}
+
 /* Every key in table order, and the struct really is one __u32 per key. */
 TEST(table_is_the_struct)
 {
@@ -236,6 +275,7 @@ int main(void)
 	RUN(cross_key_rule);
 	RUN(names_and_presets);
 	RUN(search_keys);
+	RUN(predict_keys);
 	RUN(table_is_the_struct);
 	return unit_done("test_tunables");
 }

@@ -4,7 +4,8 @@
  * side in one run (make bench prints it before bench.sh's flows).
  *
  * The cores of include/cubic_core.h (Linux HyStart, HyStart++) and
- * include/search_core.h (SEARCH) are compiled here with -O2, as the host
+ * include/search_core.h (SEARCH) and include/predict_core.h (PREDICT, kept
+ * measuring: every ACK goes to its train) are compiled here with -O2, as the host
  * sees them; the BPF program runs the same source JIT-ed, plus what the glue
  * adds (map lookups: for SEARCH one more, of its socket storage). Each rule
  * gets the same synthetic slow start: ACKs every ACK_GAP_US, one segment
@@ -22,16 +23,19 @@
 #include <time.h>
 #include "cubic_core.h"
 #include "search_core.h"
+#include "predict_core.h"
 
 #define ACK_GAP_US 12 /* 1 Gbit/s of 1500-byte packets */
 #define RTT_US	   20000
 #define MSS	   1448
 
-enum { R_LINUX, R_HSPP, R_SEARCH, R_COUNT };
-static const char *const rule_names[R_COUNT] = { "linux (HyStart)", "hystart++", "search" };
+enum { R_LINUX, R_HSPP, R_SEARCH, R_PREDICT, R_COUNT };
+static const char *const rule_names[R_COUNT] = { "linux (HyStart)", "hystart++", "search",
+						 "predict (measuring)" };
 
 static volatile __u32 sink; /* keeps the results alive */
 static long search_reasons[SEARCH_R_COUNT]; /* of the last SEARCH round */
+static long predict_judged;		     /* trains PREDICT judged, last round */
 
 static double now_ns(void)
 {
@@ -54,6 +58,10 @@ static double run(int rule, long acks)
 	struct cubic_state s;
 	struct search_state ss;
 	struct search_params p;
+	struct predict_state ps;
+	struct predict_params pp = { .skip = PREDICT_DEF_SKIP, .min_train_us = PREDICT_DEF_MIN_TRAIN,
+				     .tolerance = PREDICT_DEF_TOLERANCE, .margin = PREDICT_DEF_MARGIN,
+				     .rounds = PREDICT_MAX_ROUNDS, .gap_us = PREDICT_DEF_GAP, .pace = 0 };
 	__u32 seed = 1, fired = 0;
 	double t0, t1;
 
@@ -61,8 +69,12 @@ static double run(int rule, long acks)
 	t.hystart = rule == R_HSPP ? CUBIC_HYSTART_PP : CUBIC_HYSTART_LINUX;
 	memset(&s, 0, sizeof(s));
 	memset(&ss, 0, sizeof(ss));
+	predict_reset(&ps);
+	predict_params_clamp(&pp);
 	if (rule == R_SEARCH)
 		memset(search_reasons, 0, sizeof(search_reasons));
+	if (rule == R_PREDICT)
+		predict_judged = 0;
 	search_params_default(&p);
 	cubic_init(&s, &t, 0, 0);
 
@@ -71,7 +83,26 @@ static double run(int rule, long acks)
 		__u64 now = (__u64)i * ACK_GAP_US;
 		__u32 rtt = RTT_US + noise(&seed);
 
-		if (rule == R_SEARCH) {
+		if (rule == R_PREDICT) {
+			struct predict_verdict v;
+			struct predict_ack a = {
+				.now_us = (__u32)now,
+				.snd_una = (__u32)(i * MSS),
+				.snd_nxt = (__u32)((i + RTT_US / ACK_GAP_US) * MSS),
+				.acked = 1,
+				.cwnd = 1000,
+				.inflight = 1000,
+				.mss = MSS,
+				.delay_min = RTT_US,
+			};
+
+			fired |= predict_on_ack(&ps, &pp, &a, &v);
+			/* keep it measuring: a believed round starts it over */
+			if (ps.phase != PREDICT_PH_MEASURE) {
+				predict_judged++;
+				predict_reset(&ps);
+			}
+		} else if (rule == R_SEARCH) {
 			struct search_verdict v;
 			struct search_ack a = {
 				.now_us = now,
@@ -152,7 +183,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "corebench: SEARCH left its common path: the figures are not its\n");
 		return 1;
 	}
-	printf("\nThe rules' common path in slow start, no rule firing. In BPF, SEARCH adds one "
-	       "bpf_sk_storage_get() per slow-start ACK (its bins); after slow start no rule runs.\n");
+	printf("\nPREDICT, last round: %ld trains judged (one per round of %d ACKs, at most %d points "
+	       "each).\n",
+	       predict_judged, RTT_US / ACK_GAP_US, PREDICT_MAX_POINTS);
+	if (!predict_judged) {
+		fprintf(stderr, "corebench: PREDICT judged no train: the figures are not its\n");
+		return 1;
+	}
+	printf("\nThe rules' common path in slow start, no rule firing. In BPF, SEARCH and PREDICT "
+	       "each add one bpf_sk_storage_get() per slow-start ACK (their state); PREDICT measures "
+	       "only its one round and then only reads its phase; after slow start no rule runs.\n");
 	return 0;
 }

@@ -262,7 +262,7 @@ def flow(a):
         # a rule's own fields (SEARCH's search_*), whatever they are, at the
         # top level; and the whole record, so that nothing is lost
         for k in sorted(e):
-            if k.startswith("search_"):
+            if k.startswith(("search_", "predict_")):
                 rec["bpf_" + k] = e[k]
         rec["bpf_exit_record"] = e
     rec["bpf_records"] = len(bpf_recs)
@@ -896,6 +896,61 @@ def search_story(g):
     return "\n".join(out)
 
 
+def predict_story(g):
+    """## PREDICT: where it exits, from the bpf_predict flows' records: the
+    estimate against the path's payload rate, the train it came from, the
+    target and the exit, and the flows where no estimate was believed."""
+    fl = [x for algs in g.values() for aid, xs in algs.items() if aid.startswith("bpf_predict") for x in xs]
+    if not fl:
+        return ""
+    by = collections.Counter(x["exit_reason"] for x in fl)
+    def pv(x, k):
+        """the exit record's predict_K (flows analysed before the field was lifted have it there only)"""
+        v = x.get("bpf_predict_" + k)
+        return v if v is not None else (x.get("bpf_exit_record") or {}).get("predict_" + k)
+
+    rows, errs, fails = [], [], []
+    for x in sorted(fl, key=lambda x: (x["buffer_pkts"] / x["bdp_pkts"], x["rtt_ms"], x["scenario"], x["rep"])):
+        bdp = x["bdp_pkts"]
+        pay = x["rate_mbit"] * 1e6 / 8 * MSS / IP_PKT
+        est = pv(x, "rate")
+        tgt = pv(x, "target")
+        ok = bool(tgt)
+        if ok:
+            errs.append(est / pay - 1)
+        else:
+            fails.append(x)
+        rows.append(f"| {x['scenario']} | {x['rep']} | {x['buffer_pkts'] / bdp:.2g} | "
+                    f"{fmt(est and est / pay, 3)} | {fmt(pv(x, 'mean_rate') and pv(x, 'mean_rate') / pay, 3)} | "
+                    f"{fmt(pv(x, 'train_acks'))} | {fmt(pv(x, 'train_us'))} | "
+                    f"{fmt(tgt and tgt / bdp, 2) if ok else 'none'} | {x['exit_reason']} | {fmt(x['exit_cwnd_bdp'], 2)} | "
+                    f"{'yes' if x.get('ss_lost') else 'no' if x.get('ss_lost') is False else '-'} | "
+                    f"{'yes' if in_band(x) else 'no'} |")
+    n = len(errs)
+    within = lambda e: sum(1 for v in errs if abs(v) <= e)
+    out = ["bpf_cubic preset `predict` (include/predict_core.h): the bottleneck rate from the least-squares "
+           "fit of the initial window's ACK train (its leading token-bucket burst trimmed), the target "
+           "rate x delay_min x 1.03, then slow start up to it, paced by the kernel from the measured round's "
+           "first ACK and capped at the estimate during the fill. A train whose fit and mean rate disagree by "
+           "more than 10 %, or shorter than 250 us, is not believed, and Linux HyStart decides instead (on "
+           "the flow unpaced again).\n",
+           f"Exits of its {len(fl)} flows: " + ", ".join(f"{k} {v}" for k, v in by.most_common()) + ".\n",
+           f"Estimates believed: {n} of {len(fl)}; against the payload rate (rate x 1448/1500): "
+           f"within 3 %: {within(0.03)}, within 5 %: {within(0.05)}, within 10 %: {within(0.10)}"
+           + (f"; median error {med(errs) * 100:+.1f} %, range {min(errs) * 100:+.1f} % to {max(errs) * 100:+.1f} %" if errs else "")
+           + ".\n",
+           "| scenario | rep | buffer/BDP | estimate / rate | train mean / rate | train ACKs | train us | target/BDP | exit | exit/BDP | slow-start segment lost | in band |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows + [""]
+    if fails:
+        out.append(f"**No estimate** on {len(fails)} flows: their trains' fit and mean rate (the table's "
+                   "two rate columns) disagreed, or the train was too short. The emulator's ACK path releases "
+                   "each ACK from a timer (tools/emu/README.md: release error p50 30-60 us, p99 up to a few "
+                   "hundred); at 100 Mbit/s the initial window's ACKs are 120 us apart, so one late timer "
+                   "bunches two or three of them. At 200 Mbit/s (s2011) the train is 5 gaps of 60 us after "
+                   "the burst, under the 250-us floor or too noisy to pass.\n")
+    return "\n".join(out)
+
+
 def band_text(g):
     _, summ = band(g)
     out = [f"{'algorithm':<12} {'clean in band':>13} {'all in band':>11} {'flows in band':>13} "
@@ -1300,7 +1355,10 @@ def write_doc(a, g, fid, flows, runinfo, bad):
            "- **Exit time** is measured from the first data segment, taken as the first ACK minus one RTT.\n",
            "- **Slow-start retransmissions**: iperf3 `-i 0.1` intervals (TCP_INFO `total_retrans` "
            "deltas, segments) from the start up to the exit + 2 RTT, so the recovery of an overshoot "
-           "counts; `drops (tbf)` is the bottleneck's own drop count for the whole flow.\n",
+           "counts (and, on short RTTs, congestion avoidance's first losses too); `drops (tbf)` is the "
+           "bottleneck's own drop count for the whole flow. **Slow-start segment lost** (`ss_lost`, the "
+           "ideal band's test): the first loss response after the exit (tcp_probe: ssthresh leaves its exit "
+           "value) has its first hole (snd_una) below snd_nxt at the exit; a loss exit is one.\n",
            "- **t90**: first time the delivery rate (snd_una advance from tcp_probe, over a window of "
            "max(100 ms, RTT)) reaches 90 % of the payload rate (rate x 1448/1500). **Goodput**: bytes "
            "acknowledged in the first few seconds (snd_una), over that window.\n",
@@ -1322,6 +1380,9 @@ def write_doc(a, g, fid, flows, runinfo, bad):
     story = search_story(g)
     if story:
         doc += ["## SEARCH: where the draft's rule exits, and why\n", story, ""]
+    story = predict_story(g)
+    if story:
+        doc += ["## PREDICT: the BDP from the initial window's ACKs, then a paced fill\n", story, ""]
     doc += ["## Fidelity: bpf_cubic `linux` against the kernel's `cubic`\n",
             f"Criteria: median exit cwnd within {FID_CWND:.0%}, median goodput within {FID_GOODPUT:.0%}, "
             "same majority exit reason.\n",

@@ -11,7 +11,8 @@
 # a slow-start exit counted), `trace --json --count 1` delivers a record with
 # plausible fields, set/get round-trip, a bad value exits 2 and changes
 # nothing, unload leaves no struct_ops and no pin; then it loads preset search
-# and carries a lossy flow with SEARCH's socket storage. Then: no warning in dmesg
+# and carries a lossy flow with SEARCH's socket storage, and the same for preset
+# predict. Then: no warning in dmesg
 # since the suite began. One line per check on stdout, "LABEL CHECK ok" or
 # "LABEL CHECK FAIL: why"; the details in FILE. Exit 1 if any check failed.
 #
@@ -294,6 +295,38 @@ t_search() {
 	return "$rc"
 }
 
+# hystart=predict (its socket storage, the write of sk_pacing_status and
+# bpf_setsockopt(SO_MAX_PACING_RATE), which the kernel's verifier must
+# allow): loads, and a lossy flow ends slow start with the storage in place
+# (before Linux 6.10 the fast datapath refuses it, in one sentence, and loads nothing)
+t_predict() {
+	local name=$1 dp=$2 ex nost rc=0 v
+	v=$(uname -r | awk -F. '{ printf "%d", $1 * 100 + $2 }')
+	if [ "$dp" = fast ] && [ "$v" -lt 610 ]; then
+		"$CUBICCTL" load --name "$name" --datapath fast --preset predict >>"$LOG" 2>"$TMP/load.err" &&
+			fail "load --preset predict --datapath fast was accepted before 6.10" && return 1
+		grep -q "hystart=predict needs Linux 6.10 or later on the fast datapath" "$TMP/load.err" ||
+			fail "refused without the sentence: $(tail -n 1 "$TMP/load.err")" || return 1
+		! registered "$name" || fail "a refused load left $name registered" || return 1
+		log "predict: the fast datapath refuses it before 6.10, as designed"
+		return 0
+	fi
+	"$CUBICCTL" load --name "$name" --datapath "$dp" --preset predict >>"$LOG" 2>"$TMP/load.err" ||
+		fail "load --preset predict: $(tail -n 1 "$TMP/load.err")" || return 1
+	loss_on || fail "can't make the path lossy" || rc=1
+	[ "$rc" -eq 0 ] && { flow "$name" "$TMP/predict-$name.json" || rc=1; }
+	loss_off
+	if [ "$rc" -eq 0 ]; then
+		ex=$(exits "$name")
+		nost=$(json_status "$name" | jq .instances[0].counters.predict_no_storage)
+		log "predict: $ex slow-start exits, $nost flows without storage"
+		[ "${ex:-0}" -ge 1 ] || fail "no slow-start exit counted" || rc=1
+		[ "$nost" = 0 ] || fail "$nost flows had no PREDICT storage" || rc=1
+	fi
+	"$CUBICCTL" unload --name "$name" >>"$LOG" 2>&1 || fail "unload failed" || rc=1
+	return "$rc"
+}
+
 t_dmesg() {
 	local new
 	new=$(dmesg | tail -n +"$((DMESG_START + 1))")
@@ -314,6 +347,7 @@ for dp in exact fast; do
 	check "bad-set-$dp" t_bad_set "$n"
 	check "unload-$dp" t_unload "$n"
 	check "search-$dp" t_search "$n" "$dp"
+	check "predict-$dp" t_predict "$n" "$dp"
 done
 check dmesg t_dmesg
 [ "$failed" -eq 0 ]

@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# PREDICT (hystart=predict, include/predict_core.h) on real flows: the exit
+# lands where the initial window's ACK dispersion said the BDP is, the
+# record carries the estimate, the kernel's pacing and the fill's cap are
+# PREDICT's only while it needs them (and an owner's own cap is left alone),
+# and a flow without socket storage falls back to Linux HyStart.
+
+load lib
+
+IDLEFLOW="$BATS_TEST_DIRNAME/idleflow.py"
+SINK_PORT=5410
+
+setup_file() {
+	# 50 Mbit/s, 20 ms (BDP 84 packets), a 1-BDP buffer: the initial
+	# window's train lasts 7 x 240 us, long enough for a few per cent.
+	path_suite pr 50mbit 20ms 1bdp
+	sink_start "$SINK_PORT"
+}
+
+teardown_file() {
+	sink_stop
+	path_stop "$P"
+}
+
+setup() {
+	NAME=$(test_name)
+	TRACE_PID=
+}
+
+teardown() {
+	instance_teardown "$NAME"
+}
+
+# flow OUT SECONDS [--text]: a bulk flow with the instance while it is traced;
+# the flow's records in $BATS_TEST_TMPDIR/OUT.jsonl (or the text lines)
+flow() {
+	local out=$1 secs=$2 port json=(--json)
+	[ "${3:-}" = --text ] && json=()
+	"$CUBICCTL" trace --name "$NAME" "${json[@]}" --port 5201 >"$BATS_TEST_TMPDIR/$out.trace" 2>/dev/null &
+	TRACE_PID=$!
+	sleep 0.3
+	bulk "$P" "$NAME" "$secs" "$BATS_TEST_TMPDIR/$out.json" -i 0.1
+	sleep 0.3
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID" || true
+	TRACE_PID=
+	if [ ${#json[@]} -eq 0 ]; then
+		cp "$BATS_TEST_TMPDIR/$out.trace" "$BATS_TEST_TMPDIR/$out.txt"
+		return 0
+	fi
+	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/$out.json")
+	jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/$out.trace" >"$BATS_TEST_TMPDIR/$out.jsonl"
+	cat "$BATS_TEST_TMPDIR/$out.jsonl"
+}
+
+# capflow OUT RATE: idleflow.py's capflow (2 s) to the sink, traced
+capflow() {
+	"$CUBICCTL" trace --name "$NAME" --json --port "$SINK_PORT" >"$BATS_TEST_TMPDIR/$1.trace" 2>/dev/null &
+	TRACE_PID=$!
+	sleep 0.3
+	ip netns exec "$P-snd" /usr/bin/python3 "$IDLEFLOW" capflow 10.77.2.2 "$SINK_PORT" "$NAME" 2 "$2" \
+		>"$BATS_TEST_TMPDIR/$1.out"
+	sleep 0.3
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID" || true
+	TRACE_PID=
+	cat "$BATS_TEST_TMPDIR/$1.out" "$BATS_TEST_TMPDIR/$1.trace"
+}
+
+@test "preset predict, both datapaths: slow start ends at the BDP the initial window's ACKs measured, before any loss" {
+	# the path's payload rate: 50 Mbit/s of 1500-byte packets carrying 1448
+	rate=$((50000000 / 8 * 1448 / 1500))
+	for dp in exact fast; do
+		"$CUBICCTL" load --name "$NAME" --preset predict --datapath "$dp"
+		flow "$dp" 2
+		rec=$(head -n 1 "$BATS_TEST_TMPDIR/$dp.jsonl")
+		# the first record of the flow, its initial slow start, ended by PREDICT
+		jq -e '.reason == "predict" and .predict and .initial' <<<"$rec"
+		jq -e '.predict_paced and .predict_capped and .paced and (.predict_no_storage | not)' <<<"$rec"
+		# the estimate: the initial window's train (round 1 is iperf3's cookie),
+		# within 15 % of the bottleneck, its fit and mean agreeing within 10 %
+		jq -e '.predict_round == 2 and .predict_failed_rounds == 0' <<<"$rec"
+		jq -e '.predict_train_acks >= 5 and .predict_train_us >= 250' <<<"$rec"
+		jq -e "(.predict_rate / $rate) > 0.85 and (.predict_rate / $rate) < 1.15" <<<"$rec"
+		jq -e '((.predict_rate - .predict_mean_rate) | fabs) <= .predict_mean_rate / 10' <<<"$rec"
+		# delay_min is the path's 20 ms (plus processing)
+		jq -e '.predict_delay_min_us >= 19500 and .predict_delay_min_us < 22000' <<<"$rec"
+		# target = ceil(rate x delay_min / mss x 1.03): the record's own numbers
+		jq -e '.predict_target == ((.predict_rate * .predict_delay_min_us / 1000000 | floor) * 1030 / (.mss * 1000) | ceil)' <<<"$rec"
+		# set after the initial window's round, reached by slow start: cwnd = ssthresh = target
+		jq -e '.predict_cwnd_set >= 10 and .predict_cwnd_set < .predict_target' <<<"$rec"
+		jq -e '.cwnd == .predict_target and .ssthresh == .cwnd and .predict_fill_us > 0' <<<"$rec"
+		target=$(jq .predict_target <<<"$rec")
+		echo "$dp: target $target, BDP $PATH_BDP, rate $(jq .predict_rate <<<"$rec") B/s of $rate"
+		[ "$target" -ge $((PATH_BDP * 9 / 10)) ] && [ "$target" -le $((PATH_BDP * 5 / 4)) ]
+		# no loss in slow start: none in the first 0.4 s (the exit is at about
+		# 0.15 s; congestion avoidance fills the 1-BDP buffer later)
+		jq -e '.since_start_us < 300000' <<<"$rec"
+		[ "$(jq '[.intervals[] | .streams[0] | select(.end <= 0.41) | .retransmits] | add' "$BATS_TEST_TMPDIR/$dp.json")" -eq 0 ]
+		# status counts it on the exits line, by the same table as every reason
+		[ "$(counter "$NAME" exit_predict)" -eq 1 ]
+		[ "$(counter "$NAME" exit_predict_cwnd_sum)" -eq "$target" ]
+		[ "$(counter "$NAME" predict_no_storage)" -eq 0 ]
+		"$CUBICCTL" status --name "$NAME" | grep -E "^  exits .*predict 1 \(mean cwnd $target\.0\)"
+		"$CUBICCTL" status --name "$NAME" | grep -qx '  predict   0 flows without socket storage (Linux HyStart decided for them)'
+		"$CUBICCTL" unload --name "$NAME"
+	done
+}
+
+@test "trace's text line gives PREDICT's estimate" {
+	"$CUBICCTL" load --name "$NAME" --preset predict
+	flow text 2 --text
+	cat "$BATS_TEST_TMPDIR/text.txt"
+	grep -E ' predict +[0-9]+ +[0-9]+ .* predict: [0-9]+\.[0-9] Mbit/s from round 2.s train of [0-9]+ ACKs over [0-9.]+ ms x delay_min [0-9.]+ ms -> target [0-9]+ \(set at cwnd [0-9]+, [0-9.]+ ms ago\), paced by PREDICT, capped at the estimate$' \
+		"$BATS_TEST_TMPDIR/text.txt"
+}
+
+@test "the fill's pacing cap is given back at the exit, and an owner's own cap is left alone" {
+	"$CUBICCTL" load --name "$NAME" --preset predict
+	# no cap of its own: PREDICT caps the fill, then the socket is unlimited again
+	capflow free 0
+	out=$(head -n 1 "$BATS_TEST_TMPDIR/free.out")
+	unlimited=18446744073709551615
+	jq -e ".max_before == $unlimited and .max_after == $unlimited" <<<"$out"
+	rec=$(head -n 1 "$BATS_TEST_TMPDIR/free.trace")
+	jq -e '.reason == "predict" and .predict_capped' <<<"$rec"
+	# (the cap, seen between sends, was about the estimate)
+	jq -e ".max_low < $unlimited" <<<"$out"
+	low=$(jq .max_low <<<"$out")
+	est=$(jq .predict_rate <<<"$rec")
+	[ "$low" -eq "$est" ]
+	# the owner's 2 MB/s: a paced flow, never measured, never capped by PREDICT
+	capflow owned 2000000
+	out=$(head -n 1 "$BATS_TEST_TMPDIR/owned.out")
+	jq -e '.max_before == 2000000 and .max_low == 2000000 and .max_after == 2000000' <<<"$out"
+	[ "$(jq -s 'map(select(.predict or .predict_capped or .predict_target != null)) | length' \
+		"$BATS_TEST_TMPDIR/owned.trace")" -eq 0 ]
+	[ "$(counter "$NAME" exit_predict)" -eq 1 ]
+}
+
+@test "a flow without PREDICT's socket storage falls back to Linux HyStart, and its records say so" {
+	"$CUBICCTL" load --name "$NAME" --preset linux
+	"$CUBICCTL" trace --name "$NAME" --json --port "$SINK_PORT" >"$BATS_TEST_TMPDIR/t.out" 2>/dev/null &
+	TRACE_PID=$!
+	go=$BATS_TEST_TMPDIR/go
+	ip netns exec "$P-snd" /usr/bin/python3 "$IDLEFLOW" late 10.77.2.2 "$SINK_PORT" "$NAME" "$go" 2 \
+		>"$BATS_TEST_TMPDIR/late.out" &
+	late=$!
+	for _ in $(seq 100); do
+		grep connected "$BATS_TEST_TMPDIR/late.out" >/dev/null && break
+		sleep 0.1
+	done
+	grep connected "$BATS_TEST_TMPDIR/late.out" >/dev/null
+	"$CUBICCTL" set --name "$NAME" hystart=predict
+	touch "$go"
+	wait "$late"
+	sleep 0.3
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID" || true
+	TRACE_PID=
+	cat "$BATS_TEST_TMPDIR/t.out"
+	rec=$(head -n 1 "$BATS_TEST_TMPDIR/t.out")
+	jq -e '.predict_no_storage and (.predict | not) and .predict_rate == null' <<<"$rec"
+	[ "$(counter "$NAME" predict_no_storage)" -eq 1 ]
+	[ "$(counter "$NAME" exit_predict)" -eq 0 ]
+	"$CUBICCTL" status --name "$NAME" | grep -qx '  predict   1 flows without socket storage (Linux HyStart decided for them)'
+}
+
+@test "bad PREDICT values are refused with one sentence, and change nothing" {
+	"$CUBICCTL" load --name "$NAME" --preset predict
+	before=$("$CUBICCTL" -j get --name "$NAME")
+	run "$CUBICCTL" set --name "$NAME" predict_pace=2
+	[ "$status" -eq 2 ]
+	[ "$(echo "$output" | wc -l)" -eq 1 ]
+	[[ "$output" == *"predict_pace: 2 is out of range (allowed 0..1, or off, on, false, true)"* ]]
+	run "$CUBICCTL" set --name "$NAME" predict_cap=4001
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"predict_cap: 4001 is out of range (allowed 0..4000)"* ]]
+	run "$CUBICCTL" set --name "$NAME" predict_min_train_us=10
+	[ "$status" -eq 2 ]
+	[ "$("$CUBICCTL" -j get --name "$NAME")" = "$before" ]
+	run "$CUBICCTL" set --name "$NAME" predict_margin=50 predict_pace=off
+	[ "$status" -eq 0 ]
+	[ "$("$CUBICCTL" -j get --name "$NAME" | jq .tunables.predict_margin)" -eq 50 ]
+	[ "$("$CUBICCTL" -j get --name "$NAME" | jq .tunables.predict_pace)" -eq 0 ]
+}

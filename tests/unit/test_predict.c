@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of the PREDICT core (include/predict_core.h) on synthetic ACK
+ * trains. Every expected number is worked out in the comments.
+ *
+ * Set-up: MSS 1000 bytes, delay_min 100 ms. A round is fed as the ACKs of
+ * its packets, one packet each, at the given gaps; the next round's first
+ * ACK ends it (that is where PREDICT judges a round). With 1000 us between
+ * ACKs the bottleneck rate is 1000 B / 1000 us = 1,000,000 B/s, the BDP
+ * 1,000,000 x 0.1 s / 1000 = 100 packets, and the target with the default
+ * margin (30 per mille) ceil(100 x 1.03) = 103.
+ */
+#include <string.h>
+#include "predict_core.h"
+#include "cubic_tunables.h"
+#include "unit.h"
+
+#define MSS  1000U
+#define DMIN 100000U
+
+struct feeder {
+	struct predict_state s;
+	struct predict_params p;
+	struct predict_verdict v;
+	__u32 now, una, nxt, cwnd;
+	__u8 paced;
+	int acts[8]; /* how often each action came */
+};
+
+static void params_default(struct predict_params *p)
+{
+	p->skip = PREDICT_DEF_SKIP;
+	p->min_train_us = PREDICT_DEF_MIN_TRAIN;
+	p->tolerance = PREDICT_DEF_TOLERANCE;
+	p->margin = PREDICT_DEF_MARGIN;
+	p->rounds = PREDICT_DEF_ROUNDS;
+	p->gap_us = PREDICT_DEF_GAP;
+	p->pace = 1;
+	predict_params_clamp(p);
+}
+
+static void feeder_init(struct feeder *f)
+{
+	memset(f, 0, sizeof(*f));
+	predict_reset(&f->s);
+	params_default(&f->p);
+	f->now = 5000000;
+	f->una = 100000;
+	f->cwnd = 10;
+}
+
+/* One ACK of one packet; inflight is what the round has left out. */
+static __u8 ack(struct feeder *f, __u32 inflight)
+{
+	struct predict_ack a = {
+		.now_us = f->now,
+		.snd_una = f->una,
+		.snd_nxt = f->nxt,
+		.acked = 1,
+		.cwnd = f->cwnd,
+		.inflight = inflight,
+		.mss = MSS,
+		.delay_min = DMIN,
+		.paced = f->paced,
+	};
+	__u8 act = predict_on_ack(&f->s, &f->p, &a, &f->v);
+
+	f->acts[act & 7]++;
+	return act;
+}
+
+/*
+ * A round of n packets sent back to back (nxt moves past them first), ACKed
+ * at the given gaps (gaps[i] before ACK i + 1). Returns the action of its
+ * first ACK, which ends the previous round.
+ */
+static __u8 round_of(struct feeder *f, int n, const __u32 *gaps, int full)
+{
+	__u8 first;
+
+	f->nxt = f->una + n * MSS;
+	f->una += MSS;
+	first = ack(f, full ? n - 1 : 0);
+	for (int i = 1; i < n; i++) {
+		f->now += gaps[i - 1];
+		f->una += MSS;
+		ack(f, n - 1 - i);
+	}
+	f->now += DMIN; /* the next round's first ACK, an RTT on */
+	f->cwnd += n;
+	return first;
+}
+
+/* The next round's first ACK: the end of the last one, judged. */
+static __u8 end_round(struct feeder *f)
+{
+	f->nxt = f->una + 2 * f->cwnd * MSS;
+	f->una += MSS;
+	return ack(f, f->cwnd);
+}
+
+static void uniform(__u32 *g, int n, __u32 gap)
+{
+	for (int i = 0; i < n; i++)
+		g[i] = gap;
+}
+
+TEST(defaults_are_the_tunables)
+{
+	CHECK_EQ(CUBIC_DEF_predict_skip, PREDICT_DEF_SKIP);
+	CHECK_EQ(CUBIC_DEF_predict_min_train_us, PREDICT_DEF_MIN_TRAIN);
+	CHECK_EQ(CUBIC_DEF_predict_tolerance, PREDICT_DEF_TOLERANCE);
+	CHECK_EQ(CUBIC_DEF_predict_margin, PREDICT_DEF_MARGIN);
+	CHECK_EQ(CUBIC_DEF_predict_rounds, PREDICT_DEF_ROUNDS);
+	CHECK_EQ(CUBIC_MAX_predict_skip, PREDICT_MAX_SKIP);
+	CHECK_EQ(CUBIC_MAX_predict_rounds, PREDICT_MAX_ROUNDS);
+}
+
+TEST(params_clamp)
+{
+	struct predict_params p = { .skip = 1000, .min_train_us = 1, .tolerance = 5000,
+				    .margin = 5000, .rounds = 0, .gap_us = 0, .pace = 7 };
+
+	predict_params_clamp(&p);
+	CHECK_EQ(p.skip, PREDICT_MAX_SKIP);
+	CHECK_EQ(p.min_train_us, PREDICT_MIN_MIN_TRAIN);
+	CHECK_EQ(p.tolerance, PREDICT_MAX_TOLERANCE);
+	CHECK_EQ(p.margin, PREDICT_MAX_MARGIN);
+	CHECK_EQ(p.gap_us, 1);
+	/* paced: only the one round whose data left unpaced can be measured */
+	CHECK_EQ(p.pace, 1);
+	CHECK_EQ(p.rounds, 1);
+	p.pace = 0;
+	p.rounds = 99;
+	predict_params_clamp(&p);
+	CHECK_EQ(p.rounds, PREDICT_MAX_ROUNDS);
+}
+
+TEST(target_arithmetic)
+{
+	/* 1e6 B/s x 0.1 s = 100000 B = 100 packets; x 1.03 = 103 */
+	CHECK_EQ(predict_target_of(1000000, DMIN, MSS, 30), 103);
+	CHECK_EQ(predict_target_of(1000000, DMIN, MSS, 0), 100);
+	/* ceil: 100001 B is 100.001 packets -> 101 */
+	CHECK_EQ(predict_target_of(1000010, DMIN, MSS, 0), 101);
+	/* at least 2; at most below TCP_INFINITE_SSTHRESH */
+	CHECK_EQ(predict_target_of(1, 1, MSS, 0), 2);
+	CHECK_EQ(predict_target_of(~0ULL, ~0U, 1, 1000), PREDICT_MAX_TARGET);
+	/* a zero mss is taken as 1 rather than divided by */
+	CHECK_EQ(predict_target_of(1000, 1000000, 0, 0), 1000);
+}
+
+TEST(clean_initial_window)
+{
+	struct feeder f;
+	__u32 g[9];
+
+	feeder_init(&f);
+	uniform(g, 9, 1000);
+	/* the round's first ACK: the initial window left unpaced, pace the rest */
+	CHECK_EQ(round_of(&f, 10, g, 1), PREDICT_ACT_PACE);
+	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 1);
+	CHECK_EQ(f.s.phase, PREDICT_PH_MEASURE);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	CHECK_EQ(f.s.phase, PREDICT_PH_FILL);
+	/* 10 points, 9000 us, 9000 bytes: exactly 1e6 B/s both ways */
+	CHECK_EQ(f.v.train_acks, 10);
+	CHECK_EQ(f.v.train_us, 9000);
+	CHECK_EQ(f.v.train_bytes, 9000);
+	CHECK_EQ(f.v.rate, 1000000);
+	CHECK_EQ(f.v.mean_rate, 1000000);
+	CHECK_EQ(f.v.target, 103);
+	CHECK_EQ(f.v.round, 1);
+	CHECK_EQ(f.v.delay_min, DMIN);
+	CHECK_EQ(f.v.cwnd, 20);
+	CHECK_EQ(f.v.failed_rounds, 0);
+	/* kept in the state for the records, and nothing more happens */
+	CHECK_EQ(f.s.v.target, 103);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_NONE);
+}
+
+TEST(leading_burst_is_trimmed)
+{
+	struct feeder f;
+	/* a token bucket lets 3 packets through at once: ACK gaps 5, 3 us */
+	__u32 g[9] = { 5, 3, 1000, 1000, 1000, 1000, 1000, 1000, 1000 };
+
+	feeder_init(&f);
+	round_of(&f, 10, g, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	/* points 0 and 1 go; point 2 starts a train of 8 points, 7000 us */
+	CHECK_EQ(f.v.train_acks, 8);
+	CHECK_EQ(f.v.train_us, 7000);
+	CHECK_EQ(f.v.rate, 1000000);
+	CHECK_EQ(f.v.target, 103);
+}
+
+TEST(burst_threshold_is_two_thirds_of_the_median)
+{
+	struct feeder f;
+	/* median of the first 8 gaps is 1000; 667 x 3 >= 2000 stays, 666 goes */
+	__u32 keep[9] = { 667, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000 };
+	__u32 drop[9] = { 666, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000 };
+
+	feeder_init(&f);
+	round_of(&f, 10, keep, 1);
+	end_round(&f);
+	CHECK_EQ(f.v.train_acks, 10);
+	feeder_init(&f);
+	round_of(&f, 10, drop, 1);
+	end_round(&f);
+	CHECK_EQ(f.v.train_acks, 9);
+	CHECK_EQ(f.v.train_us, 8000);
+	CHECK_EQ(f.v.rate, 1000000);
+}
+
+TEST(bunched_tail_fails_the_tolerance)
+{
+	struct feeder f;
+	/*
+	 * Four ACKs bunched at the end: mean rate 9000 B / 6030 us = 1.49e6,
+	 * the fit's slope lower; they differ by more than 10 %: no estimate.
+	 */
+	__u32 g[9] = { 1000, 1000, 1000, 1000, 1000, 1000, 10, 10, 10 };
+
+	feeder_init(&f);
+	round_of(&f, 10, g, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_GIVE_UP);
+	CHECK_EQ(f.s.phase, PREDICT_PH_DONE);
+	CHECK_EQ(f.v.target, 0);
+	CHECK_EQ(f.s.v.failed_rounds, 1);
+	CHECK_EQ(f.v.mean_rate, 9000ULL * 1000000 / 6030);
+	CHECK(f.v.rate < f.v.mean_rate * 9 / 10, "fit %llu mean %llu",
+	      (unsigned long long)f.v.rate, (unsigned long long)f.v.mean_rate);
+	/* with a tolerance of 1000 per mille it would have been believed */
+	feeder_init(&f);
+	f.p.tolerance = 1000;
+	round_of(&f, 10, g, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+}
+
+TEST(short_train_is_not_believed)
+{
+	struct feeder f;
+	__u32 g[9];
+
+	/* 9 gaps of 27 us: 243 us < min_train_us 250 */
+	feeder_init(&f);
+	uniform(g, 9, 27);
+	round_of(&f, 10, g, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_GIVE_UP);
+	CHECK_EQ(f.v.train_us, 243);
+	/* 28 us: 252 us, believed: 1000 B / 28 us */
+	feeder_init(&f);
+	uniform(g, 9, 28);
+	round_of(&f, 10, g, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	CHECK_EQ(f.v.rate, 9000ULL * 1000000 / 252);
+}
+
+TEST(a_gap_ends_the_train)
+{
+	struct feeder f;
+	/* a 5 ms gap (> gap_us 2000 and > 4 x the mean 1000) after 6 points */
+	__u32 g[9] = { 1000, 1000, 1000, 1000, 1000, 5000, 1000, 1000, 1000 };
+
+	feeder_init(&f);
+	round_of(&f, 10, g, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	CHECK_EQ(f.v.train_acks, 6);
+	CHECK_EQ(f.v.train_us, 5000);
+	CHECK_EQ(f.v.rate, 1000000);
+	/* a gap of 4 x the mean but below gap_us does not */
+	feeder_init(&f);
+	g[5] = 1999;
+	round_of(&f, 10, g, 1);
+	end_round(&f);
+	CHECK_EQ(f.v.train_acks, 10);
+}
+
+TEST(application_limited_round_is_not_measured)
+{
+	struct feeder f;
+	__u32 g[9];
+
+	feeder_init(&f);
+	uniform(g, 9, 1000);
+	/* in flight + acked = 1 < 3/4 of cwnd 10: not a full round */
+	CHECK_EQ(round_of(&f, 10, g, 0), PREDICT_ACT_NONE);
+	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 0);
+	CHECK(f.s.app_limited, "round 1 should be application-limited");
+	/* judged? no: the next full round is the measured one, not a failure */
+	f.cwnd = 10;
+	CHECK_EQ(round_of(&f, 10, g, 1), PREDICT_ACT_PACE);
+	CHECK_EQ(f.s.failed, 0);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	CHECK_EQ(f.v.round, 2);
+}
+
+TEST(paced_flow_is_never_measured)
+{
+	struct feeder f;
+	__u32 g[9];
+
+	feeder_init(&f);
+	f.paced = 1; /* fq, SO_MAX_PACING_RATE: the trains are the pacing's */
+	uniform(g, 9, 1000);
+	for (int r = 0; r < 5; r++) {
+		f.cwnd = 10;
+		CHECK_EQ(round_of(&f, 10, g, 1), PREDICT_ACT_NONE);
+	}
+	CHECK_EQ(f.s.phase, PREDICT_PH_MEASURE);
+	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 0);
+	CHECK_EQ(f.s.failed, 0);
+}
+
+TEST(past_the_target_exits_at_once)
+{
+	struct feeder f;
+	__u32 g[9];
+
+	feeder_init(&f);
+	uniform(g, 9, 1000);
+	round_of(&f, 10, g, 1);
+	f.cwnd = 200; /* above the target 103 already */
+	CHECK_EQ(end_round(&f), PREDICT_ACT_EXIT);
+	CHECK_EQ(f.s.phase, PREDICT_PH_DONE);
+	CHECK_EQ(f.v.target, 103);
+}
+
+TEST(unpaced_rounds_until_one_is_believed)
+{
+	struct feeder f;
+	__u32 shortg[19], g[19];
+
+	feeder_init(&f);
+	f.p.pace = 0;
+	f.p.rounds = 3;
+	predict_params_clamp(&f.p);
+	uniform(shortg, 19, 12); /* 9 x 12 = 108 us, 19 x 12 = 228 us: too short */
+	uniform(g, 19, 1000);
+	CHECK_EQ(round_of(&f, 10, shortg, 1), PREDICT_ACT_NONE); /* no PACE when unpaced */
+	f.cwnd = 20;
+	CHECK_EQ(round_of(&f, 20, shortg, 1), PREDICT_ACT_NONE); /* round 1 failed */
+	CHECK_EQ(f.s.failed, 1);
+	f.cwnd = 20;
+	CHECK_EQ(round_of(&f, 20, g, 1), PREDICT_ACT_NONE); /* round 2 failed */
+	CHECK_EQ(f.s.failed, 2);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET); /* round 3 believed */
+	CHECK_EQ(f.v.round, 3);
+	CHECK_EQ(f.v.failed_rounds, 2);
+	CHECK_EQ(f.v.rate, 1000000);
+	/* all three too short: give up at the end of the third */
+	feeder_init(&f);
+	f.p.pace = 0;
+	f.p.rounds = 3;
+	for (int r = 0; r < 3; r++) {
+		f.cwnd = 10;
+		round_of(&f, 10, shortg, 1);
+	}
+	CHECK_EQ(end_round(&f), PREDICT_ACT_GIVE_UP);
+	CHECK_EQ(f.s.v.failed_rounds, 3);
+}
+
+TEST(no_delay_min_no_estimate)
+{
+	struct feeder f;
+	__u32 g[9];
+	struct predict_ack a;
+
+	feeder_init(&f);
+	uniform(g, 9, 1000);
+	round_of(&f, 10, g, 1);
+	f.nxt = f.una + 20 * MSS;
+	f.una += MSS;
+	a = (struct predict_ack){ .now_us = f.now, .snd_una = f.una, .snd_nxt = f.nxt, .acked = 1,
+				  .cwnd = 20, .inflight = 19, .mss = MSS, .delay_min = 0 };
+	CHECK_EQ(predict_on_ack(&f.s, &f.p, &a, &f.v), PREDICT_ACT_GIVE_UP);
+}
+
+TEST(long_train_stops_at_its_bounds)
+{
+	struct feeder f;
+	static __u32 g[199];
+
+	/*
+	 * 200 packets of a round 30 ms apart: the train ends at 128 points
+	 * (x = 127 x 30000 = 3.81e6 us < 2^22); slope 1000 B / 30000 us.
+	 */
+	feeder_init(&f);
+	uniform(g, 199, 30000);
+	f.p.gap_us = 100000;
+	round_of(&f, 200, g, 1);
+	/* 33333 B/s x 0.1 s is 3.3 packets: target 4, below cwnd 210: exit */
+	CHECK_EQ(end_round(&f), PREDICT_ACT_EXIT);
+	CHECK_EQ(f.v.target, 4);
+	CHECK_EQ(f.v.train_acks, PREDICT_MAX_POINTS);
+	CHECK_EQ(f.v.train_us, 127 * 30000);
+	CHECK_EQ(f.v.rate, 1000000 / 30);
+	/* x past 2^22 us ends it earlier: 40 ms apart, 105 x 40000 = 4.2e6 */
+	feeder_init(&f);
+	uniform(g, 199, 40000);
+	f.p.gap_us = 100000;
+	round_of(&f, 200, g, 1);
+	end_round(&f);
+	CHECK_EQ(f.v.train_acks, 105);
+	CHECK_EQ(f.v.rate, 1000000 / 40);
+}
+
+int main(void)
+{
+	RUN(defaults_are_the_tunables);
+	RUN(params_clamp);
+	RUN(target_arithmetic);
+	RUN(clean_initial_window);
+	RUN(leading_burst_is_trimmed);
+	RUN(burst_threshold_is_two_thirds_of_the_median);
+	RUN(bunched_tail_fails_the_tolerance);
+	RUN(short_train_is_not_believed);
+	RUN(a_gap_ends_the_train);
+	RUN(application_limited_round_is_not_measured);
+	RUN(paced_flow_is_never_measured);
+	RUN(past_the_target_exits_at_once);
+	RUN(unpaced_rounds_until_one_is_believed);
+	RUN(no_delay_min_no_estimate);
+	RUN(long_train_stops_at_its_bounds);
+	return unit_done("test_predict");
+}
