@@ -284,10 +284,12 @@ band_flow() {
 	printf '{"scenario":"%s","algorithm":"%s","kind":"bpf","arg":"x","rep":%d,"rate_mbit":60,"rtt_ms":20,' "$1" "$2" "$3"
 	printf '"jitter":null,"buffer":"x","buffer_pkts":%d,"bdp_pkts":100,"duration_s":3,"class":"clean","clean":true,' "$4"
 	printf '"exit_observed":true,"exit_cwnd":%d,"exit_cwnd_bdp":%s,"peak_cwnd_bdp":%s,"exit_reason":"%s",' "$5" "$(awk -v c="$5" 'BEGIN{print c/100}')" "$(awk -v c="$5" 'BEGIN{print c/100}')" "${7:-delay}"
-	printf '"exit_time_s":0.12,"ideal_t_s":0.1,"ss_retrans":%d}\n' "$6"
+	# ss_lost (a segment sent before the exit lost): the 8th argument, else true for a loss exit
+	printf '"exit_time_s":0.12,"ideal_t_s":0.1,"ss_retrans":%d,"ss_lost":%s}\n' "$6" \
+		"${8:-$([ "${7:-delay}" = loss ] && echo true || echo false)}"
 }
 
-@test "eval: the ideal band counts a flow in only for BDP <= exit cwnd <= BDP + buffer and no slow-start retransmission (synthetic flows)" {
+@test "eval: the ideal band counts a flow in only for BDP <= exit cwnd <= BDP + buffer and no segment sent in slow start lost (synthetic flows)" {
 	d=$BATS_TEST_TMPDIR/band
 	mkdir -p "$d"
 	{
@@ -295,6 +297,9 @@ band_flow() {
 			band_flow deep bpf_linux $r 100 150 0    # in
 			band_flow deep good $r 100 150 0         # in
 			band_flow deep retx $r 100 150 5 loss    # in range, but retransmissions: out
+			# retransmissions of segments sent after the exit (congestion avoidance's): in
+			band_flow deep calost $r 100 150 4 delay false
+			band_flow deep sslost $r 100 150 4 delay true # a segment sent in slow start lost: out
 			band_flow deep low $r 100 90 0           # below the BDP: out, not below 0.8
 			band_flow deep far $r 100 70 0           # out, below 0.8 BDP
 			band_flow deep over $r 100 201 0         # above BDP + buffer: out
@@ -313,6 +318,8 @@ band_flow() {
 	alg() { jq -r --arg a "$1" '.algorithms[] | select(.algorithm == $a) | "\(.clean_in)/\(.clean_n) \(.flows_in)/\(.flows_n) \(.below) \(.no_worse)"' "$d/band.json"; }
 	[ "$(row deep good)" = "3/3 true 0" ]
 	[ "$(row deep retx)" = "0/3 false 0" ]
+	[ "$(row deep calost)" = "3/3 true 0" ]
+	[ "$(row deep sslost)" = "0/3 false 0" ]
 	[ "$(row deep low)" = "0/3 false 0" ]
 	[ "$(row deep far)" = "0/3 false 3" ]
 	[ "$(row deep over)" = "0/3 false 0" ]
@@ -330,6 +337,7 @@ band_flow() {
 	[[ $output == *"| deep | clean | 100 | 1 | retx | 0/3 |"*"3/3 loss before detection (loss at 1.50 BDP, 5 retx"* ]]
 	[[ $output == *"| deep | clean | 100 | 1 | far | 0/3 |"*"3/3 early exit by delay (0.70 BDP"* ]]
 	[[ $output == *"| deep | clean | 100 | 1 | over | 0/3 |"*"3/3 late exit by delay (2.01 BDP"* ]]
+	[[ $output == *"| deep | clean | 100 | 1 | sslost | 0/3 |"*"3/3 exit by delay in range, but a slow-start segment lost (1.50 BDP, 4 retx,"* ]]
 }
 
 @test "eval: the stress scenarios run: an application-limited start, an RTT step inside slow start" {
