@@ -595,8 +595,9 @@ static inline __u32 hystart_train_thresh(const struct cubic_tunables *t, __u32 d
 }
 
 /*
- * hystart_update(): one RTT sample during slow start. Returns the detector bits
- * that fired (the caller then sets ssthresh = cwnd) and fills v.
+ * hystart_update(), with only the detectors of detect: one RTT sample during
+ * slow start. Returns the detector bits that fired (the caller then sets
+ * ssthresh = cwnd) and fills v.
  */
 static inline __attribute__((always_inline)) __u8
 hystart_update_with(struct cubic_state *s, const struct cubic_tunables *t, const struct cubic_ack *a,
@@ -650,12 +651,6 @@ hystart_update_with(struct cubic_state *s, const struct cubic_tunables *t, const
 	s->found |= fired;
 	v->found = fired;
 	return fired;
-}
-
-static inline __u8 hystart_update(struct cubic_state *s, const struct cubic_tunables *t,
-				  const struct cubic_ack *a, __u32 delay, struct hystart_verdict *v)
-{
-	return hystart_update_with(s, t, a, delay, v, cubic_tun_hystart_detect(t));
 }
 
 /*

@@ -144,3 +144,27 @@ instance_teardown() {
 	done
 	return $rc
 }
+
+# traced_flow OUT SECONDS [--text]: from a test with NAME (an instance), P (a
+# path) and TRACE_PID: a bulk flow with the instance while it is traced (iperf3
+# intervals of FLOW_INTERVAL s, default 0.2); the flow's records in
+# $BATS_TEST_TMPDIR/OUT.jsonl (or the text lines in OUT.txt)
+traced_flow() {
+	local out=$1 secs=$2 port json=(--json)
+	[ "${3:-}" = --text ] && json=()
+	"$CUBICCTL" trace --name "$NAME" "${json[@]}" --port 5201 >"$BATS_TEST_TMPDIR/$out.trace" 2>/dev/null &
+	TRACE_PID=$!
+	sleep 0.3
+	bulk "$P" "$NAME" "$secs" "$BATS_TEST_TMPDIR/$out.json" -i "${FLOW_INTERVAL:-0.2}"
+	sleep 0.3
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID" || true
+	TRACE_PID=
+	if [ ${#json[@]} -eq 0 ]; then
+		cp "$BATS_TEST_TMPDIR/$out.trace" "$BATS_TEST_TMPDIR/$out.txt"
+		return 0
+	fi
+	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/$out.json")
+	jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/$out.trace" >"$BATS_TEST_TMPDIR/$out.jsonl"
+	cat "$BATS_TEST_TMPDIR/$out.jsonl"
+}

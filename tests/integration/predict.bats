@@ -32,27 +32,9 @@ teardown() {
 	instance_teardown "$NAME"
 }
 
-# flow OUT SECONDS [--text]: a bulk flow with the instance while it is traced;
-# the flow's records in $BATS_TEST_TMPDIR/OUT.jsonl (or the text lines)
-flow() {
-	local out=$1 secs=$2 port json=(--json)
-	[ "${3:-}" = --text ] && json=()
-	"$CUBICCTL" trace --name "$NAME" "${json[@]}" --port 5201 >"$BATS_TEST_TMPDIR/$out.trace" 2>/dev/null &
-	TRACE_PID=$!
-	sleep 0.3
-	bulk "$P" "$NAME" "$secs" "$BATS_TEST_TMPDIR/$out.json" -i 0.1
-	sleep 0.3
-	kill -INT "$TRACE_PID"
-	wait "$TRACE_PID" || true
-	TRACE_PID=
-	if [ ${#json[@]} -eq 0 ]; then
-		cp "$BATS_TEST_TMPDIR/$out.trace" "$BATS_TEST_TMPDIR/$out.txt"
-		return 0
-	fi
-	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/$out.json")
-	jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/$out.trace" >"$BATS_TEST_TMPDIR/$out.jsonl"
-	cat "$BATS_TEST_TMPDIR/$out.jsonl"
-}
+# iperf3 intervals of 0.1 s: the checks look at the first 0.4 s
+FLOW_INTERVAL=0.1
+
 
 # capflow OUT RATE: idleflow.py's capflow (2 s) to the sink, traced
 capflow() {
@@ -73,7 +55,7 @@ capflow() {
 	rate=$((50000000 / 8 * 1448 / 1500))
 	for dp in exact fast; do
 		"$CUBICCTL" load --name "$NAME" --preset predict --datapath "$dp"
-		flow "$dp" 2
+		traced_flow "$dp" 2
 		rec=$(head -n 1 "$BATS_TEST_TMPDIR/$dp.jsonl")
 		# the first record of the flow, its initial slow start, ended by PREDICT
 		jq -e '.reason == "predict" and .predict and .initial' <<<"$rec"
@@ -110,7 +92,7 @@ capflow() {
 
 @test "trace's text line gives PREDICT's estimate" {
 	"$CUBICCTL" load --name "$NAME" --preset predict
-	flow text 2 --text
+	traced_flow text 2 --text
 	cat "$BATS_TEST_TMPDIR/text.txt"
 	grep -E ' predict +[0-9]+ +[0-9]+ .* predict: [0-9]+\.[0-9] Mbit/s from round 2.s train of [0-9]+ ACKs over [0-9.]+ ms x delay_min [0-9.]+ ms -> target [0-9]+ \(set at cwnd [0-9]+, [0-9.]+ ms ago\), paced by PREDICT, capped at the estimate$' \
 		"$BATS_TEST_TMPDIR/text.txt"

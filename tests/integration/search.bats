@@ -32,32 +32,11 @@ teardown() {
 	instance_teardown "$NAME"
 }
 
-# flow OUT SECONDS [--text]: a bulk flow with the instance while it is traced;
-# the flow's records in $BATS_TEST_TMPDIR/OUT.jsonl (or the text lines)
-flow() {
-	local out=$1 secs=$2 port json=(--json)
-	[ "${3:-}" = --text ] && json=()
-	"$CUBICCTL" trace --name "$NAME" "${json[@]}" --port 5201 >"$BATS_TEST_TMPDIR/$out.trace" 2>/dev/null &
-	TRACE_PID=$!
-	sleep 0.3
-	bulk "$P" "$NAME" "$secs" "$BATS_TEST_TMPDIR/$out.json" -i 0.2
-	sleep 0.3
-	kill -INT "$TRACE_PID"
-	wait "$TRACE_PID" || true
-	TRACE_PID=
-	if [ ${#json[@]} -eq 0 ]; then
-		cp "$BATS_TEST_TMPDIR/$out.trace" "$BATS_TEST_TMPDIR/$out.txt"
-		return 0
-	fi
-	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/$out.json")
-	jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/$out.trace" >"$BATS_TEST_TMPDIR/$out.jsonl"
-	cat "$BATS_TEST_TMPDIR/$out.jsonl"
-}
 
 @test "preset search, both datapaths: the draft's rule exits before any loss and drains cwnd to the delivered BDP" {
 	for dp in exact fast; do
 		"$CUBICCTL" load --name "$NAME" --preset search --datapath "$dp"
-		flow "$dp" 3
+		traced_flow "$dp" 3
 		rec=$(jq -c 'select(.search)' "$BATS_TEST_TMPDIR/$dp.jsonl")
 		[ -n "$rec" ]
 		# one exit, the first record of the flow, in the initial slow start
@@ -94,7 +73,7 @@ flow() {
 
 @test "trace's text line says what decided a SEARCH exit" {
 	"$CUBICCTL" load --name "$NAME" --preset search
-	flow text 3 --text
+	traced_flow text 3 --text
 	cat "$BATS_TEST_TMPDIR/text.txt"
 	grep -E ' search +[0-9]+ +[0-9]+ .* search: delivered [0-9]+ B of [0-9]+ B sent an RTT earlier \([0-9]+\.[0-9]% >= 26\.0%\), cwnd [0-9]+ -> [0-9]+ in [0-9.]+ ms$' \
 		"$BATS_TEST_TMPDIR/text.txt"
@@ -103,14 +82,14 @@ flow() {
 @test "search_rollback: off keeps the cwnd of the detection, jump sets the target at once" {
 	"$CUBICCTL" load --name "$NAME" --preset search
 	"$CUBICCTL" set --name "$NAME" search_rollback=off
-	flow off 3
+	traced_flow off 3
 	rec=$(jq -c 'select(.search)' "$BATS_TEST_TMPDIR/off.jsonl")
 	jq -e '.cwnd == .search_cwnd_detect and .ssthresh == .cwnd and .search_drain_us == 0' <<<"$rec"
 	# the target is still measured (and reported), only not applied
 	jq -e '.search_target > 0 and .search_target < .cwnd' <<<"$rec"
 
 	"$CUBICCTL" set --name "$NAME" search_rollback=jump
-	flow jump 3
+	traced_flow jump 3
 	rec=$(jq -c 'select(.search)' "$BATS_TEST_TMPDIR/jump.jsonl")
 	jq -e '.cwnd == .search_target and .ssthresh == .cwnd and .search_drain_us == 0' <<<"$rec"
 	jq -e '.search_cwnd_detect > .cwnd' <<<"$rec"
@@ -149,7 +128,7 @@ flow() {
 	"$CUBICCTL" status --name "$NAME" | grep -qx '  search    1 flows without socket storage (Linux HyStart decided for them)'
 	"$CUBICCTL" trace --help 2>&1 | grep -q search
 	# a flow that begins now, in hystart=search, has its storage
-	flow after 3
+	traced_flow after 3
 	jq -e 'select(.search) | .search_no_storage | not' "$BATS_TEST_TMPDIR/after.jsonl"
 	[ "$(counter "$NAME" search_no_storage)" -eq 1 ]
 }

@@ -274,33 +274,38 @@ t_unload() {
 	! struct_ops_names | grep -x "$name" >/dev/null || fail "a struct_ops map named $name is left"
 }
 
-# hystart=search (its socket storage, made in .init and read per ACK): loads,
-# and a lossy flow ends slow start (by SEARCH or by loss) with the storage in
-# place (no flow fell back to Linux HyStart)
-t_search() {
-	local name=$1 dp=$2 ex nost rc=0
-	"$CUBICCTL" load --name "$name" --datapath "$dp" --preset search >>"$LOG" 2>"$TMP/load.err" ||
-		fail "load --preset search: $(tail -n 1 "$TMP/load.err")" || return 1
+# storage_flow NAME DP PRESET COUNTER: preset PRESET loads, and a lossy flow
+# ends slow start (by the rule or by loss) with the rule's socket storage in
+# place (COUNTER, the flows that fell back to Linux HyStart, stays 0)
+storage_flow() {
+	local name=$1 dp=$2 preset=$3 counter=$4 ex nost rc=0
+	"$CUBICCTL" load --name "$name" --datapath "$dp" --preset "$preset" >>"$LOG" 2>"$TMP/load.err" ||
+		fail "load --preset $preset: $(tail -n 1 "$TMP/load.err")" || return 1
 	loss_on || fail "can't make the path lossy" || rc=1
-	[ "$rc" -eq 0 ] && { flow "$name" "$TMP/search-$name.json" || rc=1; }
+	[ "$rc" -eq 0 ] && { flow "$name" "$TMP/$preset-$name.json" || rc=1; }
 	loss_off
 	if [ "$rc" -eq 0 ]; then
 		ex=$(exits "$name")
-		nost=$(json_status "$name" | jq .instances[0].counters.search_no_storage)
-		log "search: $ex slow-start exits, $nost flows without storage"
+		nost=$(json_status "$name" | jq ".instances[0].counters.$counter")
+		log "$preset: $ex slow-start exits, $nost flows without storage"
 		[ "${ex:-0}" -ge 1 ] || fail "no slow-start exit counted" || rc=1
-		[ "$nost" = 0 ] || fail "$nost flows had no SEARCH storage" || rc=1
+		[ "$nost" = 0 ] || fail "$nost flows had no $preset storage" || rc=1
 	fi
 	"$CUBICCTL" unload --name "$name" >>"$LOG" 2>&1 || fail "unload failed" || rc=1
 	return "$rc"
 }
 
+# hystart=search (its socket storage, made in .init and read per ACK)
+t_search() {
+	storage_flow "$1" "$2" search search_no_storage
+}
+
 # hystart=predict (its socket storage, the write of sk_pacing_status and
-# bpf_setsockopt(SO_MAX_PACING_RATE), which the kernel's verifier must
-# allow): loads, and a lossy flow ends slow start with the storage in place
-# (before Linux 6.10 the fast datapath refuses it, in one sentence, and loads nothing)
+# bpf_setsockopt(SO_MAX_PACING_RATE), which the kernel's verifier must allow);
+# before Linux 6.10 the fast datapath refuses it, in one sentence, and loads
+# nothing
 t_predict() {
-	local name=$1 dp=$2 ex nost rc=0 v
+	local name=$1 dp=$2 v
 	v=$(uname -r | awk -F. '{ printf "%d", $1 * 100 + $2 }')
 	if [ "$dp" = fast ] && [ "$v" -lt 610 ]; then
 		"$CUBICCTL" load --name "$name" --datapath fast --preset predict >>"$LOG" 2>"$TMP/load.err" &&
@@ -311,20 +316,7 @@ t_predict() {
 		log "predict: the fast datapath refuses it before 6.10, as designed"
 		return 0
 	fi
-	"$CUBICCTL" load --name "$name" --datapath "$dp" --preset predict >>"$LOG" 2>"$TMP/load.err" ||
-		fail "load --preset predict: $(tail -n 1 "$TMP/load.err")" || return 1
-	loss_on || fail "can't make the path lossy" || rc=1
-	[ "$rc" -eq 0 ] && { flow "$name" "$TMP/predict-$name.json" || rc=1; }
-	loss_off
-	if [ "$rc" -eq 0 ]; then
-		ex=$(exits "$name")
-		nost=$(json_status "$name" | jq .instances[0].counters.predict_no_storage)
-		log "predict: $ex slow-start exits, $nost flows without storage"
-		[ "${ex:-0}" -ge 1 ] || fail "no slow-start exit counted" || rc=1
-		[ "$nost" = 0 ] || fail "$nost flows had no PREDICT storage" || rc=1
-	fi
-	"$CUBICCTL" unload --name "$name" >>"$LOG" 2>&1 || fail "unload failed" || rc=1
-	return "$rc"
+	storage_flow "$name" "$dp" predict predict_no_storage
 }
 
 t_dmesg() {
