@@ -33,14 +33,8 @@
 #define CUBIC_HYSTART_ACK_TRAIN 0x1
 #define CUBIC_HYSTART_DELAY	0x2
 
-/* Values of the "hystart" tunable. */
-enum cubic_hystart_mode {
-	CUBIC_HYSTART_OFF = 0,
-	CUBIC_HYSTART_LINUX = 1,
-	CUBIC_HYSTART_PP = 2, /* HyStart++, RFC 9406 */
-	CUBIC_HYSTART_SEARCH = 3, /* SEARCH, draft-chung-ccwg-search (include/search_core.h) */
-	CUBIC_HYSTART_PREDICT = 4, /* the BDP from the first rounds' ACK dispersion (predict_core.h) */
-};
+/* Values of the "hystart" tunable: the rules table. */
+#include "cubic_rules.h"
 
 /*
  * The exit reasons: why a record was written, and what the exit counters
