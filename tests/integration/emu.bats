@@ -43,8 +43,11 @@ assert_clean() {
 }
 
 # step_pings STEP: a 50 Mbit/s path of RTT 20 ms with --rtt-step STEP; pings
-# every 20 ms from 0.1 s before a TCP connection to 0.7 s after it; prints
-# "SEND_TIME_S RTT_MS" per reply, the time relative to the connect
+# every 20 ms from at least 0.1 s before a TCP connection to 0.8 s after it
+# (ping is stopped then, however long the connecting process took to start); prints
+# "SEND_TIME_S RTT_MS" per reply, the time relative to the SYN-ACK that started
+# the schedule, as the delay line itself stamped it (delayq_schedule_t0_unix_s):
+# how long the shell takes to start the connecting process is not the product's
 step_pings() {
 	"$PATHEMU" start --name "$NAME" --rate 50mbit --rtt 20ms --buffer 1bdp --rtt-step "$1" >/dev/null
 	"$PATHEMU" exec --name "$NAME" rcv iperf3 -s -1 -D -p 5999
@@ -52,13 +55,15 @@ step_pings() {
 		"$PATHEMU" exec --name "$NAME" rcv ss -Hltn "sport = :5999" | grep -q . && break
 		sleep 0.1
 	done
-	"$PATHEMU" exec --name "$NAME" snd ping -D -n -i 0.02 -c 40 10.77.2.2 >"$BATS_TEST_TMPDIR/ping" &
+	"$PATHEMU" exec --name "$NAME" snd ping -D -n -i 0.02 -w 20 10.77.2.2 >"$BATS_TEST_TMPDIR/ping" &
 	local pid=$! t0
 	sleep 0.1
-	t0=$(date +%s.%N)
 	# the receiver's SYN-ACK starts the schedule
-	"$PATHEMU" exec --name "$NAME" snd bash -c 'exec 3<>/dev/tcp/10.77.2.2/5999; sleep 0.1'
-	wait "$pid"
+	"$PATHEMU" exec --name "$NAME" snd bash -c 'exec 3<>/dev/tcp/10.77.2.2/5999; sleep 0.8'
+	kill -INT "$pid"
+	wait "$pid" || true
+	t0=$("$PATHEMU" show --name "$NAME" | sed -n 's/^delayq_schedule_t0_unix_s=//p')
+	[[ $t0 =~ ^[1-9][0-9]*\.[0-9]{6}$ ]] || { echo "no schedule start in show: '$t0'" >&2; return 1; }
 	# ping -D stamps the reply's arrival; minus its RTT, the request's departure
 	awk -v t0="$t0" '/time=/ { gsub(/[\[\]]/, "", $1); split($0, a, "time="); r = a[2] + 0
 		printf "%.3f %.2f\n", $1 - r / 1000 - t0, r }' "$BATS_TEST_TMPDIR/ping"

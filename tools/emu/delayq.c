@@ -74,6 +74,9 @@ static struct {
 	bool sched;
 	uint64_t after_ns, step_ns, ramp_ns;
 	uint64_t sched_t0; /* arrival of the last SYN-ACK; 0: none yet */
+	/* the same moment on CLOCK_REALTIME, for the stats: tools that stamp packets in
+	 * wall-clock time (ping -D) measure the schedule from it, not from when they began */
+	struct timespec sched_t0_real;
 	uint64_t synacks;
 	uint32_t maxlen;
 	const char *pidfile;
@@ -167,6 +170,7 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 	if (g.sched && is_synack(nfa)) {
 		/* a new flow: its schedule starts now, from -d */
 		g.sched_t0 = g.now;
+		clock_gettime(CLOCK_REALTIME, &g.sched_t0_real);
 		g.synacks++;
 	}
 	due = g.now + delay_at(g.now);
@@ -307,11 +311,13 @@ static void write_stats(void)
 		"\ndrops=%" PRIu64 "\nrelease_err_samples=%" PRIu64
 		"\nrelease_err_p50_us=%" PRIu64 "\nrelease_err_p99_us=%" PRIu64
 		"\nrelease_err_p999_us=%" PRIu64 "\nrelease_err_max_us=%.1f\n"
-		"schedule=%d\nschedule_starts=%" PRIu64 "\ndelay_now_us=%.3f\n",
+		"schedule=%d\nschedule_starts=%" PRIu64 "\nschedule_t0_unix_s=%lld.%06ld\n"
+		"delay_now_us=%.3f\n",
 		g.qnum, g.delay_ns / 1000.0, g.received, g.released, g.len, g.max_len, g.cap,
 		g.dropped_full, g.enobufs, g.verdict_err, g.flushed, qdrop, udrop, total,
 		g.dropped_full + qdrop + udrop, g.err_samples, hist_pct(50), hist_pct(99),
 		hist_pct(99.9), g.err_max_ns / 1000.0, g.sched, g.synacks,
+		(long long)g.sched_t0_real.tv_sec, g.sched_t0_real.tv_nsec / 1000,
 		delay_at(now_ns()) / 1000.0);
 	if (f == stderr)
 		return;
