@@ -3,6 +3,7 @@
 #   make            build build/bpf_cubic.bpf.o, its skeleton and ./cubicctl
 #   sudo make load  install what is missing, build, load bpf_cubic
 #   sudo make test  unit tests (host) and integration tests (root, namespaces)
+#   sudo make test-quick  unit tests, docs checks, one integration test per suite
 #   sudo make eval  evaluation on emulated paths -> docs/eval, docs/EVALUATION.md
 #   sudo make bench datapath cost, bpf_cubic vs the kernel's cubic
 #   make deps       install missing Debian packages (root)
@@ -46,7 +47,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(wildcard tests/unit/test
 UNIT_LIBSRC := src/tunables.c src/json.c src/vocab.c src/objpatch.c src/prom.c
 UNIT_LIBSRC += src/loadconf.c
 
-.PHONY: FORCE all deps load unload test test-unit test-integration eval eval-quick bench vmlinux clean
+.PHONY: FORCE all deps load unload test test-quick test-unit test-integration eval eval-quick bench vmlinux clean
 
 all: cubicctl emu $(OUT)/floor.bpf.o $(OUT)/vocab.json
 
@@ -127,6 +128,9 @@ unload: cubicctl
 
 test: $(UNIT_TESTS) all $(DEPS_TEST)
 	$(Q)tests/run.sh all
+
+test-quick: $(UNIT_TESTS) all $(DEPS_TEST)
+	$(Q)tests/run.sh quick
 
 test-unit: $(UNIT_TESTS) cubicctl
 	$(Q)tests/run.sh unit

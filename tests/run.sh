@@ -4,6 +4,8 @@
 #   tests/run.sh unit          host unit tests (build/unit/test_*, tests/unit/test_*.py), no root
 #   tests/run.sh integration   bats suites in tests/integration, as root
 #   tests/run.sh all           both
+#   tests/run.sh quick         unit tests, the docs checks and one integration test per
+#                              suite (tests/quick.list): make test-quick, a few minutes
 # Set TESTS="name.bats ..." to run some integration suites only.
 set -u
 cd "$(dirname "$0")/.."
@@ -63,8 +65,17 @@ run_docs() {
 	fi
 }
 
+# QUICK=1: the test tests/quick.list names for each suite, alone
+quick_filter() { # SUITE -> a bats --filter regex matching exactly its quick test
+	local name
+	name=$(awk -F'\t' -v s="$1" '$1 == s { print $2 }' tests/quick.list)
+	[ -n "$name" ] || return 1
+	grep -qF "@test \"$name\"" "tests/integration/$1" || return 1
+	printf '^%s$' "$(sed 's/[][\.*^$+?(){}|/]/\\&/g' <<<"$name")"
+}
+
 run_integration() {
-	local suites=() s out line
+	local suites=() s out line filter
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "integration: these tests need root (network namespaces, BPF): run 'sudo make test'" >&2
 		fail=$((fail + 1))
@@ -78,8 +89,18 @@ run_integration() {
 	for s in "${suites[@]}"; do
 		[ -f "$s" ] || continue
 		echo "== $s"
+		filter=()
+		if [ -n "${QUICK:-}" ]; then
+			if ! line=$(quick_filter "$(basename "$s")"); then
+				echo "quick: tests/quick.list names no test of $(basename "$s")" >&2
+				fail=$((fail + 1))
+				failed+=("$(basename "$s"): no test in tests/quick.list")
+				continue
+			fi
+			filter=(--filter "$line")
+		fi
 		out=$(mktemp)
-		bats --tap "$s" 2>&1 | tee "$out"
+		BCT_QUICK=${QUICK:-} bats --tap "${filter[@]}" "$s" 2>&1 | tee "$out"
 		pass=$((pass + $(grep -cE '^ok [0-9]+ ' "$out" | tr -d ' ') - $(grep -cE '^ok [0-9]+ .*# skip' "$out")))
 		skip=$((skip + $(grep -cE '^ok [0-9]+ .*# skip' "$out")))
 		fail=$((fail + $(grep -cE '^not ok [0-9]+ ' "$out")))
@@ -99,7 +120,8 @@ case "${1:-all}" in
 unit) run_unit; run_docs ;;
 integration) run_integration ;;
 all) run_unit; run_docs; run_integration ;;
-*) echo "usage: tests/run.sh [unit|integration|all]" >&2; exit 2 ;;
+quick) QUICK=1; run_unit; run_docs; run_integration ;;
+*) echo "usage: tests/run.sh [unit|integration|all|quick]" >&2; exit 2 ;;
 esac
 
 for f in "${failed[@]}"; do
