@@ -6,6 +6,8 @@
 #   sudo make test-quick  unit tests, docs checks, one integration test per suite
 #   sudo make eval  evaluation on emulated paths -> docs/eval, docs/EVALUATION.md
 #   sudo make bench datapath cost, bpf_cubic vs the kernel's cubic
+#   sudo make soak  SOAK_TIME seconds (600) of short and long flows on every rule and
+#                   datapath, an instance churned meanwhile; nothing lost or left
 #   make deps       install missing Debian packages (root)
 #   make vmlinux    regenerate vmlinux.h from /sys/kernel/btf/vmlinux
 #   make clean
@@ -47,7 +49,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(wildcard tests/unit/test
 UNIT_LIBSRC := src/tunables.c src/json.c src/vocab.c src/objpatch.c src/prom.c
 UNIT_LIBSRC += src/loadconf.c
 
-.PHONY: FORCE all deps load unload test test-quick test-unit test-integration eval eval-quick bench vmlinux clean
+.PHONY: FORCE all deps load unload soak test test-quick test-unit test-integration eval eval-quick bench vmlinux clean
 
 all: cubicctl emu $(OUT)/floor.bpf.o $(OUT)/vocab.json
 
@@ -160,6 +162,11 @@ eval-quick: all $(DEPS_EVAL)
 bench: all $(OUT)/corebench $(DEPS_TEST)
 	$(Q)$(OUT)/corebench
 	$(Q)tools/bench/bench.sh
+
+# not part of make test: tools/soak/README.md
+SOAK_TIME ?= 600
+soak: all $(DEPS_TEST)
+	$(Q)tools/soak/soak --max-time $(SOAK_TIME) --flows 1000000 --parallel 8
 
 # the exit rules' cores per ACK, on the host (tools/bench/corebench.c)
 $(OUT)/corebench: tools/bench/corebench.c $(HDRS) | $(OUT)
