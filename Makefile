@@ -55,6 +55,8 @@ all: cubicctl emu $(OUT)/floor.bpf.o $(OUT)/vocab.json
 
 -include tools/emu/emu.mk
 emu: $(EMU_BIN)
+# its headers come with the build packages (a parallel make from a fresh machine raced them)
+$(EMU_BIN): | $(DEPS_BUILD)
 
 $(OUT) $(OUT)/unit:
 	$(Q)mkdir -p $@
