@@ -123,6 +123,39 @@ def test_path():
     check("cli path bad rate: message", "bad rate 'fast'" in err and not out)
     rc, out, _ = cli_run("path", "--rate", "50mbit", "--rtt", "10ms", "--buffer", "0.5bdp")
     check("cli path: key=value lines", rc == 0 and "bdp_pkts=42\n" in out and "mss=1448\n" in out)
+    # real paths: ACK aggregation, a policer, a trace link (tools/emu/README.md)
+    eq("size 100kb", parse.parse_size("100kb"), 100000.0)
+    eq("size 1.5m", parse.parse_size("1.5m"), 1500000.0)
+    eq("size bare", parse.parse_size("3000"), 3000.0)
+    raises("size 10 parsecs", ValueError, parse.parse_size, "10pc")
+    c = path.config("100mbit", "20ms", "1bdp", ack_agg="4ms", police="20mbit:100kb")
+    eq("ack_agg_us", c["ack_agg_us"], 4000)
+    eq("police_rate_bps", c["police_rate_bps"], 20000000)
+    eq("police_burst_bytes", c["police_burst_bytes"], 100000)
+    for kw, word in (({"ack_agg": "fast"}, "bad ack-agg"), ({"police": "20mbit"}, "bad policer"),
+                     ({"police": "20mbit:1kb"}, "bad policer"), ({"police": "x:100kb"}, "bad policer"),
+                     ({"trace": "/nonexistent"}, "bad trace")):
+        try:
+            path.config("100mbit", "20ms", "1bdp", **kw)
+            check(f"path {kw}: accepted", False)
+        except path.BadInput as e:
+            check(f"path {kw}: '{e}' names {word}", str(e).startswith(word))
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        # 3 opportunities in a 4 ms period: 3 x 12000 bit / 4 ms = 9 Mbit/s; a BDP of
+        # 9 Mbit/s x 20 ms = 15 packets
+        t = f"{d}/t"
+        with open(t, "w") as f:
+            f.write("1\n1\n4\n")
+        eq("mahimahi", parse.read_mahimahi(t), (3, 4))
+        c = path.config("", "20ms", "1bdp", trace=t)
+        eq("trace rate", c["rate_bps"], 9000000)
+        eq("trace bdp_pkts", c["bdp_pkts"], 15)
+        eq("trace opportunities", (c["link_opportunities"], c["link_period_ms"]), (3, 4))
+        for bad in ("3\n1\n", "0\n", "x\n", ""):
+            with open(t, "w") as f:
+                f.write(bad)
+            raises(f"mahimahi {bad!r}", ValueError, parse.read_mahimahi, t)
 
 
 def test_iperf_probe_bpftool():

@@ -22,6 +22,27 @@
  * never decrease, so a falling delay bunches packets instead of reordering
  * them.  Only then do we need the packet's headers (copy mode PACKET, 80
  * bytes); otherwise metadata is enough.
+ *
+ * ACK aggregation (-A PERIOD): every due time is rounded up to the next
+ * multiple of PERIOD on CLOCK_MONOTONIC, so what arrives within one period
+ * leaves together at its end, as a Wi-Fi, DOCSIS or LTE uplink hands the
+ * sender ACKs in bunches.  FIFO is kept (the rounding never lowers a due time).
+ *
+ * A trace-driven link (-T FILE -b PKTS): instead of a delay, each packet
+ * leaves at a delivery opportunity of a Mahimahi trace: one line per
+ * 1500-byte opportunity, the milliseconds since the start at which it comes;
+ * the trace repeats with a period of its last line.  One packet per
+ * opportunity; an opportunity with nothing queued is lost, as on a real link
+ * whose slot goes unused.  The queue holds at most PKTS packets; an arrival
+ * beyond that is dropped and counted (link_dropped).  The delay stays on the
+ * ACK path (another delayq).
+ *
+ * A policer (-P RATE:BURST) comes before all of that: a token bucket of BURST
+ * bytes filled at RATE bit/s; a packet longer than the tokens left is dropped
+ * at once (police_dropped), as a provider's policer does, instead of queued.
+ * It reads each packet's IP length (copy mode PACKET, 20 bytes).  nft's byte
+ * limit cannot stand in: its bucket holds a whole second of the rate on top of
+ * the burst, and this kernel has no tc police action.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -78,6 +99,18 @@ static struct {
 	 * wall-clock time (ping -D) measure the schedule from it, not from when they began */
 	struct timespec sched_t0_real;
 	uint64_t synacks;
+	uint64_t agg_ns; /* -A: due times rounded up to a multiple of this */
+	/* -T: a trace-driven link; opp_ns[i] the i-th opportunity's offset in a period */
+	uint64_t *opp_ns;
+	uint32_t nopp, link_limit;
+	uint64_t period_ns, trace_t0;
+	uint64_t cur_cycle; /* the last opportunity given to a packet: cycle and index */
+	int64_t cur_idx;
+	uint64_t link_dropped, link_used;
+	/* -P: the policer's rate (bytes per second), bucket size and state */
+	uint64_t police_Bps, police_burst, police_tokens_nB, police_last;
+	uint64_t police_dropped, police_passed;
+	const char *tracefile;
 	uint32_t maxlen;
 	const char *pidfile;
 	const char *statsfile;
@@ -92,7 +125,7 @@ static struct {
 	uint64_t now; /* time of the current recv batch */
 
 	/* counters */
-	uint64_t received, released, dropped_full, enobufs, verdict_err, flushed;
+	uint64_t received, released, batches, dropped_full, enobufs, verdict_err, flushed;
 	uint64_t err_max_ns, err_samples;
 	uint32_t *hist; /* release error, 1 us buckets */
 
@@ -114,6 +147,37 @@ static uint64_t now_ns(void)
 }
 
 /* A TCP segment with SYN and ACK set (IPv4; the path is IPv4 only). */
+/* The packet's IPv4 total length, from the copied header; 0 if none. */
+static uint32_t ip_len(struct nfq_data *nfa)
+{
+	unsigned char *p;
+	int len = nfq_get_payload(nfa, &p);
+
+	if (len < 4 || (p[0] >> 4) != 4)
+		return 0;
+	return (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * The token bucket, in nanobyte units so that a slow rate still fills it
+ * between two packets: true if the packet may pass.
+ */
+static bool police_pass(uint32_t len)
+{
+	uint64_t cap = g.police_burst * NSEC_PER_SEC, dt = g.now - g.police_last;
+
+	/* a long idle time refills the bucket; its product could overflow */
+	if (dt >= cap / g.police_Bps)
+		g.police_tokens_nB = cap;
+	else if ((g.police_tokens_nB += dt * g.police_Bps) > cap)
+		g.police_tokens_nB = cap;
+	g.police_last = g.now;
+	if ((uint64_t)len * NSEC_PER_SEC > g.police_tokens_nB)
+		return false;
+	g.police_tokens_nB -= (uint64_t)len * NSEC_PER_SEC;
+	return true;
+}
+
 static bool is_synack(struct nfq_data *nfa)
 {
 	unsigned char *p;
@@ -147,6 +211,99 @@ static uint64_t delay_at(uint64_t now)
 	return g.step_ns;
 }
 
+/*
+ * The trace link: the first opportunity after the one the previous packet
+ * took, or, if that one is already past, the first at or after NOW (the
+ * opportunities in between went unused).
+ */
+static uint64_t next_opportunity(uint64_t now)
+{
+	uint64_t cycle = g.cur_cycle, t;
+	int64_t idx = g.cur_idx + 1;
+
+	if (idx >= (int64_t)g.nopp) {
+		idx = 0;
+		cycle++;
+	}
+	t = g.trace_t0 + cycle * g.period_ns + g.opp_ns[idx];
+	if (t < now) {
+		uint64_t e = now - g.trace_t0, off;
+		uint32_t lo = 0, hi = g.nopp;
+
+		cycle = e / g.period_ns;
+		off = e % g.period_ns;
+		while (lo < hi) { /* first opportunity at or after off */
+			uint32_t mid = (lo + hi) / 2;
+
+			if (g.opp_ns[mid] < off)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		idx = lo;
+		if (idx == (int64_t)g.nopp) {
+			idx = 0;
+			cycle++;
+		}
+		t = g.trace_t0 + cycle * g.period_ns + g.opp_ns[idx];
+	}
+	g.cur_cycle = cycle;
+	g.cur_idx = idx;
+	g.link_used++;
+	return t;
+}
+
+/* -T FILE: one opportunity per line, whole milliseconds, non-decreasing */
+static int load_trace(const char *path)
+{
+	unsigned long long ms, prev = 0;
+	uint32_t cap = 1024;
+	char line[64];
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "delayq: can't open trace '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	g.opp_ns = malloc(cap * sizeof(*g.opp_ns));
+	while (g.opp_ns && fgets(line, sizeof(line), f)) {
+		char *end;
+
+		if (line[0] == '\n' || line[0] == '#')
+			continue;
+		errno = 0;
+		ms = strtoull(line, &end, 10);
+		if (errno || end == line || (*end != '\n' && *end != '\0') || ms < prev ||
+		    ms > 3600000ULL) {
+			fprintf(stderr, "delayq: trace '%s': bad line %u: '%.20s' (milliseconds, "
+				"non-decreasing, one per line)\n", path, g.nopp + 1, line);
+			fclose(f);
+			return -1;
+		}
+		prev = ms;
+		if (g.nopp == cap) {
+			cap *= 2;
+			g.opp_ns = realloc(g.opp_ns, cap * sizeof(*g.opp_ns));
+			if (!g.opp_ns)
+				break;
+		}
+		g.opp_ns[g.nopp++] = ms * 1000000ULL;
+	}
+	fclose(f);
+	if (!g.opp_ns) {
+		fprintf(stderr, "delayq: out of memory\n");
+		return -1;
+	}
+	if (!g.nopp || !prev) {
+		fprintf(stderr, "delayq: trace '%s' has no opportunity after 0 ms\n", path);
+		return -1;
+	}
+	/* Mahimahi: the trace repeats, its last line is the period */
+	g.period_ns = prev * 1000000ULL;
+	g.cur_idx = -1;
+	return 0;
+}
+
 static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_data *nfa,
 		     void *data)
 {
@@ -160,6 +317,22 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 		return 0;
 	id = ntohl(ph->packet_id);
 	g.received++;
+	if (g.police_Bps) {
+		if (!police_pass(ip_len(nfa))) {
+			g.police_dropped++;
+			if (nfq_set_verdict(qh, id, NF_DROP, 0, NULL) < 0)
+				g.verdict_err++;
+			return 0;
+		}
+		g.police_passed++;
+	}
+	if (g.opp_ns && g.len >= g.link_limit) {
+		/* the link's buffer is full: tail drop, as the bottleneck's queue would */
+		g.link_dropped++;
+		if (nfq_set_verdict(qh, id, NF_DROP, 0, NULL) < 0)
+			g.verdict_err++;
+		return 0;
+	}
 	if (g.len == g.cap) {
 		/* Line full: drop now, visibly, rather than let the kernel time out. */
 		g.dropped_full++;
@@ -173,6 +346,10 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 		clock_gettime(CLOCK_REALTIME, &g.sched_t0_real);
 		g.synacks++;
 	}
+	if (g.opp_ns) {
+		due = next_opportunity(g.now);
+		goto queue;
+	}
 	due = g.now + delay_at(g.now);
 	if (g.jitter_ns) {
 		/* xorshift64: cheap, and reproducible from the seed */
@@ -185,7 +362,10 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 	 * With a constant delay and no jitter due times grow anyway. */
 	if (due < g.last_due)
 		due = g.last_due;
+	if (g.agg_ns)
+		due = (due + g.agg_ns - 1) / g.agg_ns * g.agg_ns;
 	g.last_due = due;
+queue:
 	g.ring[(g.head + g.len) % g.cap] = (struct pkt){ .id = id, .due = due };
 	g.len++;
 	if (g.len > g.max_len)
@@ -228,6 +408,7 @@ static void release_due(void)
 	if (nfq_set_verdict_batch(g.qh, last, NF_ACCEPT) < 0)
 		g.verdict_err++;
 	g.released += n;
+	g.batches++; /* packets that left together: a bunch, with -A */
 }
 
 static void arm_timer(int tfd)
@@ -303,7 +484,7 @@ static void write_stats(void)
 		}
 	}
 	fprintf(f,
-		"queue=%u\ndelay_us=%.3f\nreceived=%" PRIu64 "\nreleased=%" PRIu64
+		"queue=%u\ndelay_us=%.3f\nreceived=%" PRIu64 "\nreleased=%" PRIu64 "\nbatches=%" PRIu64
 		"\nheld=%u\nmax_held=%u\ncapacity=%u\ndropped_full=%" PRIu64
 		"\nnetlink_enobufs=%" PRIu64 "\nverdict_errors=%" PRIu64
 		"\nflushed_at_exit=%" PRIu64 "\nkernel_queue_dropped=%" PRIu64
@@ -312,13 +493,18 @@ static void write_stats(void)
 		"\nrelease_err_p50_us=%" PRIu64 "\nrelease_err_p99_us=%" PRIu64
 		"\nrelease_err_p999_us=%" PRIu64 "\nrelease_err_max_us=%.1f\n"
 		"schedule=%d\nschedule_starts=%" PRIu64 "\nschedule_t0_unix_s=%lld.%06ld\n"
-		"delay_now_us=%.3f\n",
-		g.qnum, g.delay_ns / 1000.0, g.received, g.released, g.len, g.max_len, g.cap,
+		"delay_now_us=%.3f\nack_agg_us=%.3f\nlink_trace=%s\nlink_opportunities=%u\n"
+		"link_period_ms=%.3f\nlink_limit=%u\nlink_used=%" PRIu64 "\nlink_dropped=%" PRIu64 "\n"
+		"police_rate_bps=%" PRIu64 "\npolice_burst_bytes=%" PRIu64 "\npolice_passed=%" PRIu64
+		"\npolice_dropped=%" PRIu64 "\n",
+		g.qnum, g.delay_ns / 1000.0, g.received, g.released, g.batches, g.len, g.max_len, g.cap,
 		g.dropped_full, g.enobufs, g.verdict_err, g.flushed, qdrop, udrop, total,
 		g.dropped_full + qdrop + udrop, g.err_samples, hist_pct(50), hist_pct(99),
 		hist_pct(99.9), g.err_max_ns / 1000.0, g.sched, g.synacks,
 		(long long)g.sched_t0_real.tv_sec, g.sched_t0_real.tv_nsec / 1000,
-		delay_at(now_ns()) / 1000.0);
+		delay_at(now_ns()) / 1000.0, g.agg_ns / 1000.0, g.tracefile ? g.tracefile : "",
+		g.nopp, g.period_ns / 1e6, g.link_limit, g.link_used, g.link_dropped,
+		g.police_Bps * 8, g.police_burst, g.police_passed, g.police_dropped);
 	if (f == stderr)
 		return;
 	fclose(f);
@@ -372,7 +558,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: delayq -d DELAY_US [-q QUEUE] [-n MAXLEN] [-p PIDFILE] [-s STATSFILE]\n"
-		"              [-r RTPRIO] [-c CPU] [-j JITTER_US] [-S AFTER:DELAY[:RAMP]] [-L] [-D]\n"
+		"              [-r RTPRIO] [-c CPU] [-j JITTER_US] [-S AFTER:DELAY[:RAMP]]\n"
+		"              [-A PERIOD_US] [-T TRACE -b PKTS] [-P RATE_BPS:BURST_BYTES] [-L] [-D]\n"
 		"Hold every packet of NFQUEUE QUEUE for DELAY_US microseconds, FIFO.\n"
 		"  -d US      constant delay in microseconds (fractions allowed)\n"
 		"  -j US      add a uniform random delay in [0, US) per packet, never\n"
@@ -380,6 +567,12 @@ static void usage(FILE *f)
 		"  -S A:D[:R] delay schedule, microseconds: A after the last TCP SYN-ACK\n"
 		"             seen, the delay becomes D (linearly over R if given); each\n"
 		"             SYN-ACK starts it again from -d; never reorders\n"
+		"  -A US      ACK aggregation: release at the next multiple of US, together\n"
+		"  -T FILE    a trace-driven link instead of the delay: a packet leaves at the\n"
+		"             next delivery opportunity of FILE (Mahimahi: ms per line)\n"
+		"  -b PKTS    with -T: the link's buffer, packets (tail drop beyond it)\n"
+		"  -P R:B     police first: a token bucket of B bytes at R bit/s; a packet\n"
+		"             beyond it is dropped at once\n"
 		"  -q N       queue number (default 0)\n"
 		"  -n N       kernel queue maxlen and line capacity (default 65536)\n"
 		"  -p FILE    write pid here once the queue is bound\n"
@@ -429,8 +622,38 @@ static int parse_args(int argc, char **argv)
 	double d;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:j:S:q:n:p:s:r:c:LDh")) != -1) {
+	while ((c = getopt(argc, argv, "d:j:S:A:T:b:P:q:n:p:s:r:c:LDh")) != -1) {
 		switch (c) {
+		case 'P': {
+			unsigned long long r, b;
+			char extra;
+
+			if (sscanf(optarg, "%llu:%llu%c", &r, &b, &extra) != 2 || r < 8000 ||
+			    r > 100000000000ULL || b < 64 || b > 1000000000ULL) {
+				fprintf(stderr, "delayq: bad policer '%s' (RATE_BPS:BURST_BYTES)\n",
+					optarg);
+				return -1;
+			}
+			g.police_Bps = r / 8;
+			g.police_burst = b;
+			break;
+		}
+		case 'A':
+			if (!parse_us(optarg, &end, &g.agg_ns) || *end || !g.agg_ns) {
+				fprintf(stderr, "delayq: bad aggregation period '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'T':
+			g.tracefile = optarg;
+			break;
+		case 'b':
+			g.link_limit = strtoul(optarg, &end, 10);
+			if (*end || !g.link_limit || g.link_limit > 1000000) {
+				fprintf(stderr, "delayq: bad link buffer '%s'\n", optarg);
+				return -1;
+			}
+			break;
 		case 'S':
 			if (!parse_schedule(optarg)) {
 				fprintf(stderr, "delayq: bad schedule '%s' (AFTER:DELAY[:RAMP], us)\n",
@@ -510,6 +733,16 @@ static int parse_args(int argc, char **argv)
 		usage(stderr);
 		return -1;
 	}
+	if (!g.tracefile != !g.link_limit) {
+		fprintf(stderr, "delayq: -T and -b go together\n");
+		return -1;
+	}
+	if (g.tracefile && (g.sched || g.jitter_ns || g.agg_ns || g.delay_ns)) {
+		fprintf(stderr, "delayq: -T is a link of its own: -d 0, and no -j, -S or -A\n");
+		return -1;
+	}
+	if (g.tracefile && load_trace(g.tracefile) < 0)
+		return -1;
 	return 0;
 }
 
@@ -527,8 +760,8 @@ static int setup_queue(void)
 		return -1;
 	}
 	/* the schedule reads TCP flags; without it the kernel copies nothing */
-	if (nfq_set_mode(g.qh, g.sched ? NFQNL_COPY_PACKET : NFQNL_COPY_META,
-			 g.sched ? HDR_COPY : 0) < 0) {
+	if (nfq_set_mode(g.qh, g.sched || g.police_Bps ? NFQNL_COPY_PACKET : NFQNL_COPY_META,
+			 g.sched ? HDR_COPY : g.police_Bps ? 20 : 0) < 0) {
 		fprintf(stderr, "delayq: can't set copy mode: %s\n", strerror(errno));
 		return -1;
 	}
@@ -602,6 +835,10 @@ int main(int argc, char **argv)
 	if (setup_queue() < 0)
 		goto fail;
 	nlfd = nfq_fd(g.h);
+	g.trace_t0 = now_ns(); /* the trace link's first period begins now */
+	/* the policer's bucket starts full: a flow's first burst passes at line rate */
+	g.police_last = g.trace_t0;
+	g.police_tokens_nB = g.police_burst * NSEC_PER_SEC;
 
 	/* Timer slack would add up to 50 us to every wake-up of a normal task. */
 	prctl(PR_SET_TIMERSLACK, 1UL);

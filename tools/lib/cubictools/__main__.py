@@ -2,7 +2,7 @@
 """What the shell of tools/ and tests/ asks the library (python3 -B -m cubictools):
 
   path --rate R --rtt T --buffer B [--loss L] [--jitter J] [--rtt-step S]
-        [--burst-us U]
+        [--burst-us U] [--ack-agg P] [--policer RATE:BURST] [--trace FILE]
         pathemu's numbers as key=value lines; bad input: the reason on
         stderr, exit 2
   bound --bdp N --buffer M | --send-buffer BYTES
@@ -22,13 +22,16 @@ def main(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     pp = sub.add_parser("path")
-    pp.add_argument("--rate", required=True)
+    pp.add_argument("--rate", default="")
     pp.add_argument("--rtt", required=True)
     pp.add_argument("--buffer", required=True)
     pp.add_argument("--loss", default="0")
     pp.add_argument("--jitter", default="")
     pp.add_argument("--rtt-step", default="")
     pp.add_argument("--burst-us", type=float, default=250)
+    pp.add_argument("--ack-agg", default="")
+    pp.add_argument("--policer", default="")
+    pp.add_argument("--trace", default="")
     pb = sub.add_parser("bound")
     pb.add_argument("--bdp", type=int)
     pb.add_argument("--buffer", type=int)
@@ -40,7 +43,8 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.cmd == "path":
         try:
-            cfg = path.config(a.rate, a.rtt, a.buffer, a.loss, a.jitter, a.burst_us, a.rtt_step)
+            cfg = path.config(a.rate, a.rtt, a.buffer, a.loss, a.jitter, a.burst_us, a.rtt_step,
+                              a.ack_agg, a.policer, a.trace)
         except path.BadInput as e:
             print(e, file=sys.stderr)
             return 2

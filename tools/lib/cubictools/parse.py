@@ -14,6 +14,7 @@ IP_PKT = 1500
 
 RATE_UNITS = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
 TIME_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+SIZE_UNITS = {"b": 1, "kb": 1e3, "mb": 1e6, "k": 1e3, "m": 1e6}
 _NUMBER_UNIT = re.compile(r"([0-9]+(?:\.[0-9]+)?)([a-z]+)")
 
 
@@ -32,6 +33,31 @@ def parse_rate(text):
 def parse_time(text):
     """'40ms' -> 0.04 s (units us, ms, s; any case)."""
     return _quantity(text, TIME_UNITS)
+
+
+def parse_size(text):
+    """'100kb' -> 100000.0 bytes (units b, kb, mb, or k, m; a bare number is bytes)."""
+    t = text.strip().lower()
+    return float(t) if re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", t) else _quantity(t, SIZE_UNITS)
+
+
+def read_mahimahi(path):
+    """A Mahimahi link trace: one line per 1500-byte delivery opportunity, the
+    milliseconds since the start at which it comes, non-decreasing; the trace
+    repeats with the period of its last line. -> (opportunities, period_ms)."""
+    n, last = 0, 0
+    with open(path) as f:
+        for no, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if not line.isdigit() or int(line) < last:
+                raise ValueError(f"{path}: line {no}: '{line[:20]}' (whole milliseconds, non-decreasing)")
+            last = int(line)
+            n += 1
+    if n == 0 or last == 0:
+        raise ValueError(f"{path}: no delivery opportunity after 0 ms")
+    return n, last
 
 
 def parse_buffer(text, bdp_pkts):

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""pathemu's arithmetic: from its --rate, --rtt, --buffer, --loss, --jitter
-and --rtt-step to the numbers it configures (tools/emu/README.md)."""
+"""pathemu's arithmetic: from its --rate, --rtt, --buffer, --loss, --jitter,
+--rtt-step, --ack-agg, --policer and --trace to the numbers it configures
+(tools/emu/README.md)."""
 from . import parse
 
 RATE_MIN, RATE_MAX = 8000, 100e9     # bit/s
@@ -36,10 +37,33 @@ def rtt_step(text):
     return int(after + 0.5), new, int(ramp + 0.5)
 
 
-def config(rate, rtt, buffer, loss="0", jitter="", burst_us=250, step=""):
+def policer(text):
+    """--policer RATE:BURST ('20mbit:100kb') -> (rate_bps, burst_bytes): a token
+    bucket before the queue that drops what exceeds it. Raises BadInput."""
+    try:
+        r, b = text.split(":")
+        rate_bps, burst = parse.parse_rate(r), parse.parse_size(b)
+        if not (RATE_MIN <= rate_bps <= RATE_MAX and parse.IP_PKT <= burst <= 1e9):
+            raise ValueError(text)
+    except ValueError:
+        raise BadInput(f"bad policer '{text}' (RATE:BURST, e.g. 20mbit:100kb; a burst of at least 1500 bytes)") from None
+    return int(rate_bps + 0.5), int(burst + 0.5)
+
+
+def config(rate, rtt, buffer, loss="0", jitter="", burst_us=250, step="", ack_agg="", police="",
+           trace=""):
     """The path's numbers, as pathemu's config file and its tc/nft rules
     need them. A BDP-relative buffer is of RTT (before any --rtt-step);
-    rtt_step_bdp_pkts is the BDP at the RTT after the step. Raises BadInput."""
+    rtt_step_bdp_pkts is the BDP at the RTT after the step. With a trace, the
+    rate is the trace's mean unless given. Raises BadInput."""
+    link_opps = link_period_ms = 0
+    if trace:
+        try:
+            link_opps, link_period_ms = parse.read_mahimahi(trace)
+        except (OSError, ValueError) as e:
+            raise BadInput(f"bad trace: {e}") from None
+        if not rate:
+            rate = f"{link_opps * parse.IP_PKT * 8 / (link_period_ms / 1000):.0f}bit"
     try:
         rate_bps = parse.parse_rate(rate)
         if not RATE_MIN <= rate_bps <= RATE_MAX:
@@ -73,6 +97,15 @@ def config(rate, rtt, buffer, loss="0", jitter="", burst_us=250, step=""):
     if step:
         after_us, step_rtt_us, ramp_us = rtt_step(step)
         step_bdp_pkts = int(rate_bps * step_rtt_us / 1e6 / 8 / parse.IP_PKT + 0.5)
+    ack_agg_us = 0
+    if ack_agg:
+        try:
+            ack_agg_us = _us(ack_agg)
+        except ValueError:
+            raise BadInput(f"bad ack-agg '{ack_agg}' (a period, e.g. 4ms; 1us..10s)") from None
+    police_bps = police_burst = 0
+    if police:
+        police_bps, police_burst = policer(police)
     # TBF burst: burst_us of tokens, at least two full packets
     burst = max(rate_bps / 8 * burst_us * 1e-6, 2 * parse.IP_PKT)
     bdp_pkts = int(float(bdp) + 0.5)
@@ -83,5 +116,7 @@ def config(rate, rtt, buffer, loss="0", jitter="", burst_us=250, step=""):
         "loss_pct": loss_pct, "loss_ppm": int(float(loss_pct) * 10000 + 0.5), "jitter_us": jitter_us,
         "tbf_burst_bytes": int(burst), "mss": parse.MSS, "pkt_bytes": parse.IP_PKT,
         "rtt_step_after_us": after_us, "rtt_step_rtt_us": step_rtt_us, "rtt_step_ramp_us": ramp_us,
-        "rtt_step_bdp_pkts": step_bdp_pkts,
+        "rtt_step_bdp_pkts": step_bdp_pkts, "ack_agg_us": ack_agg_us,
+        "police_rate_bps": police_bps, "police_burst_bytes": police_burst,
+        "link_trace": trace, "link_opportunities": link_opps, "link_period_ms": link_period_ms,
     }
