@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of the exit verdict's core (include/verdict_core.h) on synthetic
+ * sample sequences: a premature exit on the 2011 path, app-limited gaps,
+ * rate and RTT steps, a loss before any sample, rwnd-limited samples, an
+ * overshoot, an exit right at the pipe, and the cut-offs. Every expected
+ * number is worked out in the comments.
+ *
+ * The path: 1 Gbit/s, 11.3 ms, 1500-byte packets (the 2011 report): the
+ * bottleneck delivers 83,333 packets/s, so its BDP is 83,333 x 0.0113 = 941.7
+ * packets. A cwnd-limited flow with cwnd W below the BDP delivers W per RTT.
+ */
+#include <string.h>
+#include "verdict_core.h"
+#include "unit.h"
+
+#define RTT	 11300U	  /* us */
+#define BW_PPS	 83333ULL /* packets per second at the bottleneck */
+#define T0	 5000000ULL
+
+struct flow {
+	struct verdict_state s;
+	struct verdict_params p;
+	__u64 now, delivered;
+};
+
+static void start(struct flow *f, __u32 exit_cwnd, int by_loss)
+{
+	memset(f, 0, sizeof(*f));
+	verdict_params_default(&f->p);
+	f->now = T0;
+	f->delivered = 1000;
+	/* the flow's min RTT before the exit: the path's, 11.3 ms */
+	verdict_start(&f->s, exit_cwnd, f->now, f->delivered, exit_cwnd, RTT, by_loss);
+}
+
+/*
+ * One round of a flow with window cwnd: cwnd ACKs over one RTT (rtt_us), each
+ * carrying the rate sample the kernel would take: the packets delivered over
+ * the last RTT, i.e. min(cwnd, bdp) per rtt, unless app_limited. Returns 1 if
+ * the measurement ended during the round.
+ */
+static int round_of(struct flow *f, __u32 cwnd, __u32 rtt_us, __u64 bw_pps, int app_limited,
+		    int rwnd_limited, int cwnd_limited)
+{
+	__u64 per_rtt = bw_pps * rtt_us / 1000000;	/* the pipe's packets per RTT */
+	__u32 sent = cwnd < per_rtt ? cwnd : (__u32)per_rtt;
+	int ended = 0;
+
+	for (__u32 i = 0; i < sent && !ended; i++) {
+		struct verdict_ack a = {
+			.now_us = f->now + (__u64)rtt_us * (i + 1) / sent,
+			.delivered = ++f->delivered,
+			.packets_out = cwnd,
+			.rtt_us = rtt_us + (cwnd > per_rtt ? (__u32)((cwnd - per_rtt) * 1000000 / bw_pps) : 0),
+			.rs_delivered = sent,
+			.rs_interval_us = rtt_us,
+			.rs_app_limited = (__u8)app_limited,
+			.rwnd_limited = (__u8)rwnd_limited,
+			.cwnd_limited = (__u8)cwnd_limited,
+		};
+		ended = verdict_on_ack(&f->s, &f->p, &a);
+	}
+	f->now += rtt_us;
+	return ended;
+}
+
+/*
+ * The 2011 report: HyStart left at cwnd 100 on the 941.7-packet pipe. CUBIC
+ * then grows the window (here 10 % a round) until the queue overflows; the
+ * rounds at or above the BDP deliver at the bottleneck rate, 941 per RTT, so
+ * bdp_est = 941/11300 us x 11300 us = 941 (the RTT samples rise with the
+ * queue; min_rtt stays 11.3 ms). Ratio 100/941 = 0.106: premature.
+ */
+TEST(premature_on_the_2011_path)
+{
+	struct flow f;
+	__u32 cwnd = 100;
+	int ended = 0;
+
+	start(&f, 100, 0);
+	while (cwnd < 1200 && !ended) {
+		ended = round_of(&f, cwnd, RTT, BW_PPS, 0, 0, 1);
+		cwnd += cwnd / 10;
+	}
+	CHECK(!ended, "nothing ends the measurement before the congestion event");
+	CHECK_EQ(verdict_on_congestion(&f.s, cwnd, f.now), 1);
+	CHECK_EQ(f.s.end, VERDICT_END_CONGESTION);
+	CHECK_EQ(f.s.min_rtt_us, RTT);
+	/* 83333 x 11300 / 1e6 = 941.66: 941 packets a round at the bottleneck */
+	CHECK_EQ(verdict_bdp(&f.s), 941);
+	/* 100 x 1000 / 941 = 106.3 */
+	CHECK_EQ(verdict_ratio_pm(&f.s), 106);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_PREMATURE);
+	CHECK_EQ(f.s.cong_cwnd, cwnd);
+	CHECK(f.s.cong_after_us == f.s.rounds * RTT, "congestion %u us after the exit, %u rounds",
+	      f.s.cong_after_us, f.s.rounds);
+	/* a second congestion event changes nothing: the verdict is written once */
+	CHECK_EQ(verdict_on_congestion(&f.s, 5, f.now + 1), 0);
+	CHECK_EQ(f.s.cong_cwnd, cwnd);
+}
+
+/*
+ * An exit at 1.2 BDP with a deep buffer: the loss comes rounds later. ok. The
+ * RTT samples after the exit all carry the standing queue (1130 - 941 packets,
+ * 2.3 ms); the min RTT from before the exit keeps bdp_est at the pipe.
+ */
+TEST(ok_above_the_pipe)
+{
+	struct flow f;
+
+	start(&f, 1130, 0);
+	for (int r = 0; r < 5; r++)
+		CHECK_EQ(round_of(&f, 1130 + 20 * r, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(verdict_on_congestion(&f.s, 1230, f.now), 1);
+	/* the samples are whole packets: 941 a round; 1130 x 1000 / 941 = 1200.85 */
+	CHECK_EQ(verdict_ratio_pm(&f.s), 1201);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OK);
+}
+
+/* A loss exit is an overshoot; so is a congestion event in the exit's own round. */
+TEST(overshoot)
+{
+	struct flow f;
+
+	start(&f, 2000, 1);
+	round_of(&f, 2000, RTT, BW_PPS, 0, 0, 1);
+	verdict_on_congestion(&f.s, 1400, f.now);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OVERSHOOT);
+
+	start(&f, 1800, 0);
+	/* half a round: 900 of the 1800 in flight delivered, then the loss */
+	for (int i = 0; i < 900; i++) {
+		struct verdict_ack a = { .now_us = f.now + i * 12, .delivered = ++f.delivered,
+					 .packets_out = 1800, .rtt_us = 30000, .rs_delivered = 941,
+					 .rs_interval_us = RTT, .cwnd_limited = 1 };
+		verdict_on_ack(&f.s, &f.p, &a);
+	}
+	CHECK_EQ(f.s.rounds, 0);
+	verdict_on_congestion(&f.s, 1800, f.now + 11000);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OVERSHOOT);
+}
+
+/*
+ * Application-limited samples do not count, even when they would raise the
+ * estimate (ACK compression can make a short burst look fast): here a round
+ * whose samples claim 3000 packets per RTT, marked app-limited, and a later
+ * round at 1000 a round, also app-limited. The cwnd-limited rounds decide.
+ */
+TEST(app_limited_samples_do_not_count)
+{
+	struct flow f;
+
+	start(&f, 300, 0);
+	CHECK_EQ(round_of(&f, 300, RTT, BW_PPS, 0, 0, 1), 0);
+	for (int i = 0; i < 300; i++) {
+		struct verdict_ack a = { .now_us = f.now + i, .delivered = ++f.delivered,
+					 .packets_out = 300, .rtt_us = RTT, .rs_delivered = 3000,
+					 .rs_interval_us = RTT, .rs_app_limited = 1, .cwnd_limited = 1 };
+		CHECK_EQ(verdict_on_ack(&f.s, &f.p, &a), 0);
+	}
+	f.now += RTT;
+	CHECK_EQ(round_of(&f, 600, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(round_of(&f, 1000, RTT, BW_PPS, 1, 0, 1), 0);
+	verdict_on_congestion(&f.s, 1000, f.now);
+	/* best counted sample: 600 per 11300 us */
+	CHECK_EQ(verdict_bdp(&f.s), 600);
+	CHECK_EQ(f.s.samples, 300 + 600);
+	/* 300 claimed-fast ones and the 941 ACKs of the capped 1000-window round */
+	CHECK_EQ(f.s.skipped, 300 + 941);
+	CHECK_EQ(verdict_ratio_pm(&f.s), 500);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_PREMATURE);
+}
+
+/* The receive window's rate is the peer's, not the path's. */
+TEST(rwnd_limited_samples_do_not_count)
+{
+	struct flow f;
+
+	start(&f, 400, 0);
+	CHECK_EQ(round_of(&f, 400, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(round_of(&f, 941, RTT, BW_PPS, 0, 1, 1), 0);
+	verdict_on_congestion(&f.s, 941, f.now);
+	CHECK_EQ(verdict_bdp(&f.s), 400);
+	CHECK_EQ(verdict_ratio_pm(&f.s), 1000);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OK);
+}
+
+/* A loss before any rate sample: nothing to judge by; never a guess. */
+TEST(loss_before_any_sample)
+{
+	struct flow f;
+
+	start(&f, 50, 0);
+	CHECK_EQ(verdict_on_congestion(&f.s, 50, f.now + 100), 1);
+	CHECK_EQ(verdict_bdp(&f.s), 0);
+	CHECK_EQ(verdict_ratio_pm(&f.s), 0);
+	/* in the exit's own round: the buffer was full, whatever the rate */
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OVERSHOOT);
+
+	/* a later loss, but every sample app-limited: unknown */
+	start(&f, 50, 0);
+	for (int r = 0; r < 3; r++)
+		round_of(&f, 50, RTT, BW_PPS, 1, 0, 1);
+	verdict_on_congestion(&f.s, 50, f.now);
+	CHECK_EQ(f.s.samples, 0);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_UNKNOWN);
+}
+
+/*
+ * A rate step: the bottleneck halves (41,666 packets/s) after two rounds at
+ * the full rate. max_bw keeps the larger, the path's rate when measured.
+ */
+TEST(rate_step_keeps_the_max)
+{
+	struct flow f;
+
+	start(&f, 1000, 0);
+	round_of(&f, 1000, RTT, BW_PPS, 0, 0, 1);
+	round_of(&f, 1000, RTT, BW_PPS, 0, 0, 1);
+	round_of(&f, 1000, RTT, BW_PPS / 2, 0, 0, 1);
+	verdict_on_congestion(&f.s, 1000, f.now);
+	CHECK_EQ(verdict_bdp(&f.s), 941);
+	CHECK_EQ(verdict_ratio_pm(&f.s), 1063); /* 1000 / 941 */
+}
+
+/*
+ * An RTT step 11.3 -> 22.6 ms after the exit: min_rtt stays 11.3 ms; the
+ * rate samples after it are 941 per 22.6 ms... no: the pipe is then 1883
+ * packets and a window of 1000 delivers 1000 per 22.6 ms, below the best
+ * (941 per 11.3 ms). bdp_est stays 941: the path the flow left in.
+ */
+TEST(rtt_step_keeps_the_min)
+{
+	struct flow f;
+
+	start(&f, 1000, 0);
+	round_of(&f, 1000, RTT, BW_PPS, 0, 0, 1);
+	round_of(&f, 1000, 2 * RTT, BW_PPS, 0, 0, 1);
+	verdict_on_congestion(&f.s, 1000, f.now);
+	CHECK_EQ(f.s.min_rtt_us, RTT);
+	CHECK_EQ(verdict_bdp(&f.s), 941);
+}
+
+/*
+ * Cut-offs. Not cwnd-limited for idle_rounds (4) rounds in a row: over, with
+ * a lower bound. Here the flow delivered 300 a round after leaving at 100:
+ * bdp_est >= 300, ratio <= 0.333: premature is proven even so. Then a flow
+ * that left at 900 and idles at 900: the bound (900/900 = 1) proves nothing:
+ * unknown.
+ */
+TEST(cutoffs_give_a_bound)
+{
+	struct flow f;
+	int ended = 0, r;
+
+	start(&f, 100, 0);
+	CHECK_EQ(round_of(&f, 300, RTT, BW_PPS, 0, 0, 1), 0);
+	for (r = 0; r < 10 && !ended; r++)
+		ended = round_of(&f, 300, RTT, BW_PPS, 1, 0, 0);
+	CHECK_EQ(ended, 1);
+	/* rounds end on the ACK past round_end: the 4th idle round ends it */
+	CHECK_EQ(f.s.idle, 4);
+	CHECK_EQ(f.s.end, VERDICT_END_APP_LIMITED);
+	CHECK_EQ(verdict_ratio_pm(&f.s), 333);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_PREMATURE);
+	/* over: no more ACKs are taken */
+	struct verdict_ack a = { .now_us = f.now, .delivered = f.delivered + 1, .rtt_us = 1,
+				 .rs_delivered = 5000, .rs_interval_us = 1 };
+	CHECK_EQ(verdict_on_ack(&f.s, &f.p, &a), 0);
+	CHECK_EQ(f.s.min_rtt_us, RTT);
+
+	start(&f, 900, 0);
+	for (r = 0, ended = 0; r < 10 && !ended; r++)
+		ended = round_of(&f, 900, RTT, BW_PPS, 0, 0, 0);
+	CHECK_EQ(f.s.end, VERDICT_END_APP_LIMITED);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_UNKNOWN);
+
+	/* the time bound: max_ms after the exit */
+	start(&f, 900, 0);
+	f.p.max_ms = 50; /* 4.4 rounds of 11.3 ms */
+	for (r = 0, ended = 0; r < 10 && !ended; r++)
+		ended = round_of(&f, 900, RTT, BW_PPS, 0, 0, 1);
+	CHECK_EQ(f.s.end, VERDICT_END_TIMEOUT);
+	CHECK_EQ(r, 5);
+
+	/* closed while measuring */
+	start(&f, 900, 0);
+	round_of(&f, 900, RTT, BW_PPS, 0, 0, 1);
+	CHECK_EQ(verdict_on_close(&f.s), 1);
+	CHECK_EQ(f.s.end, VERDICT_END_CLOSED);
+	CHECK_EQ(verdict_on_close(&f.s), 0);
+}
+
+/* Rounding: bdp_est and the ratio round to nearest, never truncate toward 0. */
+TEST(rounding)
+{
+	struct verdict_state s = { .phase = VERDICT_DONE, .end = VERDICT_END_CONGESTION,
+				   .exit_cwnd = 2, .bw_delivered = 3, .bw_interval_us = 2,
+				   .min_rtt_us = 1, .rounds = 9 };
+	struct verdict_params p;
+
+	verdict_params_default(&p);
+	/* 3/2 x 1 = 1.5 -> 2; 2 / 1.5 = 1333.3 per mille */
+	CHECK_EQ(verdict_bdp(&s), 2);
+	CHECK_EQ(verdict_ratio_pm(&s), 1333);
+	CHECK_EQ(verdict_word(&s, &p), VERDICT_OK);
+}
+
+int main(void)
+{
+	RUN(premature_on_the_2011_path);
+	RUN(ok_above_the_pipe);
+	RUN(overshoot);
+	RUN(app_limited_samples_do_not_count);
+	RUN(rwnd_limited_samples_do_not_count);
+	RUN(loss_before_any_sample);
+	RUN(rate_step_keeps_the_max);
+	RUN(rtt_step_keeps_the_min);
+	RUN(cutoffs_give_a_bound);
+	RUN(rounding);
+	return unit_done("verdict");
+}
