@@ -39,7 +39,7 @@ endif
 CTL_SRCS := $(wildcard src/*.c)
 CTL_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(CTL_SRCS))
 HDRS	 := $(wildcard include/*.h) $(wildcard src/*.h)
-SKEL	 := $(OUT)/bpf_cubic.skel.h
+SKEL	 := $(OUT)/bpf_cubic.skel.h $(OUT)/attach.skel.h
 DEPS_BUILD := $(OUT)/.deps-build
 DEPS_TEST  := $(OUT)/.deps-test
 DEPS_EVAL  := $(OUT)/.deps-eval
@@ -92,9 +92,22 @@ $(OUT)/bpf_cubic.bpf.o: $(OUT)/bpf_cubic.tmp.o
 	$(call msg,GEN-OBJ,$@)
 	$(Q)$(BPFTOOL) gen object $@ $<
 
-$(SKEL): $(OUT)/bpf_cubic.bpf.o
+$(OUT)/bpf_cubic.skel.h: $(OUT)/bpf_cubic.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name bpf_cubic_bpf > $@.tmp && mv $@.tmp $@
+
+# cubicctl attach's cgroup sock_ops program (src/attach.c)
+$(OUT)/attach.tmp.o: bpf/attach.bpf.c include/attach_abi.h vmlinux.h | $(DEPS_BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/attach.bpf.o: $(OUT)/attach.tmp.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(OUT)/attach.skel.h: $(OUT)/attach.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name attach_bpf > $@.tmp && mv $@.tmp $@
 
 $(OUT)/%.o: src/%.c $(HDRS) $(SKEL) | $(DEPS_BUILD)
 	$(call msg,CC,$@)
