@@ -584,7 +584,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 	struct predict_store *ps = predict_get(sk, 0);
 	struct predict_verdict *v;
-	struct predict_params p;
+	struct predict_params p = {}; /* p.jump: the jump is not wired yet */
 	struct predict_ack a;
 	__u32 before;
 	__u8 act;

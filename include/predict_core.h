@@ -93,7 +93,12 @@
 #define PREDICT_MAX_ROUNDS	 16
 #define PREDICT_DEF_GAP		 2000 /* us: hystart_ack_delta_us's default */
 
+#define PREDICT_DEF_JUMP	 0 /* per mille of the target; 0: no jump */
+#define PREDICT_MAX_JUMP	 1000
+
 #define PREDICT_MIN_POINTS 5
+/* a train must span this much of its round's bytes, per mille (see predict_judge()) */
+#define PREDICT_MIN_COVER  750
 #define PREDICT_HEAD	   8 /* the train's first points, kept to trim a leading burst */
 #define PREDICT_MAX_POINTS 128
 #define PREDICT_MAX_X	   (1U << 22) /* us */
@@ -122,6 +127,7 @@ struct predict_params {
 	__u32 rounds;	    /* counted rounds without an estimate before giving up */
 	__u32 gap_us;	    /* an ACK gap above this (and 4 x the mean) ends a train */
 	__u32 pace;	    /* pace from the measured round's first ACK (then one round only) */
+	__u32 jump;	    /* at the target: cwnd jumps to this per mille of it (0: no jump) */
 };
 
 /* What the core reads of one ACK (after the kernel processed it). */
@@ -149,6 +155,8 @@ struct predict_verdict {
 	__u32 delay_min;     /* us, the RTT of the BDP */
 	__u32 cwnd;	     /* cwnd when it was accepted */
 	__u32 failed_rounds; /* counted rounds whose train was not accepted */
+	__u32 covered;	     /* per mille of its round's bytes the train spanned */
+	__u32 jump;	     /* cwnd to jump to at the target (0: none; see predict_params.jump) */
 };
 
 struct predict_state {
@@ -164,7 +172,7 @@ struct predict_state {
 	__u8 phase;		/* enum predict_phase */
 	__u8 started;		/* a round is under way */
 	__u8 ref_set;		/* the train has its first point */
-	__u8 ended;		/* the train ended (a gap, or full) */
+	__u8 ended;		/* the train ended: 1 full (a bound), 2 cut by a gap */
 	__u8 app_limited;	/* this round is not measured (application-limited, or paced) */
 	__u8 rounds;		/* rounds begun, app-limited ones included (saturates) */
 	__u8 failed;		/* counted rounds without an estimate */
@@ -192,6 +200,7 @@ static inline void predict_params_clamp(struct predict_params *p)
 	p->rounds = predict_clamp(p->rounds, 1, PREDICT_MAX_ROUNDS);
 	p->gap_us = predict_clamp(p->gap_us, 1, 100000);
 	p->pace = !!p->pace;
+	p->jump = predict_clamp(p->jump, 0, PREDICT_MAX_JUMP);
 	if (p->pace)
 		p->rounds = 1; /* a paced round's ACKs are the pacing's, not the bottleneck's */
 }
@@ -326,7 +335,21 @@ static inline int predict_judge(const struct predict_state *s, const struct pred
 	v->train_acks = n;
 	v->train_us = s->last_x - x0;
 	v->train_bytes = s->last_y - y0;
-	if (n < PREDICT_MIN_POINTS || v->train_us < p->min_train_us || !v->train_us)
+	/*
+	 * The train must span most of its round: the round's packets left back
+	 * to back (or two per ACK of a train), so their ACKs come as one train.
+	 * A train that a gap ended well before the round's last byte was cut by
+	 * a gap the bottleneck did not make: ACKs held and released in bunches (Wi-Fi,
+	 * DOCSIS, LTE aggregation), whose one bunch would be timed at the speed
+	 * the receiver's ACKs are processed, not the bottleneck's; or a loss.
+	 * Such a round is not believed: PREDICT measures another, or gives up
+	 * and Linux HyStart decides (never an exit from a fragment).
+	 */
+	if (s->round_end != s->round_start)
+		v->covered = (__u32)((__u64)(s->ref_pos + s->last_y) * 1000 /
+				     (s->round_end - s->round_start));
+	if (n < PREDICT_MIN_POINTS || v->train_us < p->min_train_us || !v->train_us ||
+	    (s->ended == 2 && v->covered < PREDICT_MIN_COVER))
 		return 0;
 	rate = predict_slope(n, sx, sy, sxx, sxy);
 	mean = (__u64)v->train_bytes * 1000000ULL / v->train_us;
@@ -384,7 +407,11 @@ static inline void predict_point(struct predict_state *s, const struct predict_p
 	limit = p->gap_us;
 	if (s->n > 1 && s->last_x / (s->n - 1) * 4 > limit)
 		limit = s->last_x / (s->n - 1) * 4;
-	if (gap > limit || x >= PREDICT_MAX_X || y >= PREDICT_MAX_Y) {
+	if (gap > limit) {
+		s->ended = 2;
+		return;
+	}
+	if (x >= PREDICT_MAX_X || y >= PREDICT_MAX_Y) {
 		s->ended = 1;
 		return;
 	}
@@ -435,6 +462,15 @@ PREDICT_SUBPROG __u8 predict_on_ack(struct predict_state *s, const struct predic
 			v->cwnd = a->cwnd;
 			v->failed_rounds = s->failed;
 			v->target = predict_target_of(v->rate, a->delay_min, a->mss, p->margin);
+			/*
+			 * The jump (Careful Resume's, draft-ietf-tsvwg-careful-resume: at
+			 * most half of the capacity it trusts, then slow start validates the
+			 * rest): the glue sets cwnd to it at once, paced at the estimated
+			 * rate, so the next round carries it without a burst.
+			 */
+			v->jump = (__u32)((__u64)v->target * p->jump / 1000);
+			if (v->jump <= a->cwnd || v->jump >= v->target)
+				v->jump = 0;
 			if (v != &s->v)
 				s->v = *v;
 			if (v->target > a->cwnd) {
@@ -460,6 +496,31 @@ PREDICT_SUBPROG __u8 predict_on_ack(struct predict_state *s, const struct predic
 		return PREDICT_ACT_PACE;
 	}
 	return PREDICT_ACT_NONE;
+}
+
+/*
+ * A policer (issue 20): a token bucket that lets a burst through at line rate
+ * and drops what exceeds its rate, with no queue. The first rounds measure the
+ * line rate; the losses then come with no queueing delay, and what is
+ * delivered collapses to the policed rate. At the first loss of a slow start
+ * (the glue calls this before the reduction) the signs are: this ACK's RTT
+ * within 1/8 of delay_min (no queue built), and the delivery rate over the
+ * last RTT (the kernel's rate sample) times delay_min well under the window
+ * in flight (below half). Then the flow settles at the policed rate's BDP:
+ * the returned target (packets, with the margin), which the glue makes both
+ * cwnd and ssthresh instead of CUBIC's beta x cwnd. 0: not a policer (a queue
+ * built, or the delivery kept up), CUBIC's own reduction applies.
+ */
+static inline __u32 predict_policer_target(__u64 delivery_Bps, __u32 rtt_us, __u32 delay_min,
+					   __u32 cwnd, __u32 mss, __u32 margin)
+{
+	__u32 target;
+
+	if (!delivery_Bps || !rtt_us || !delay_min || !mss ||
+	    (__u64)rtt_us * 8 > (__u64)delay_min * 9)
+		return 0;
+	target = predict_target_of(delivery_Bps, delay_min, mss, margin);
+	return (__u64)target * 2 < cwnd ? target : 0;
 }
 
 #endif /* PREDICT_CORE_H */

@@ -261,21 +261,114 @@ TEST(short_train_is_not_believed)
 TEST(a_gap_ends_the_train)
 {
 	struct feeder f;
-	/* a 5 ms gap (> gap_us 2000 and > 4 x the mean 1000) after 6 points */
-	__u32 g[9] = { 1000, 1000, 1000, 1000, 1000, 5000, 1000, 1000, 1000 };
+	/* a 5 ms gap (> gap_us 2000 and > 4 x the mean 1000) after 8 points */
+	__u32 g[9] = { 1000, 1000, 1000, 1000, 1000, 1000, 1000, 5000, 1000 };
 
 	feeder_init(&f);
 	round_of(&f, 10, g, 1);
 	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
-	CHECK_EQ(f.v.train_acks, 6);
-	CHECK_EQ(f.v.train_us, 5000);
+	CHECK_EQ(f.v.train_acks, 8);
+	CHECK_EQ(f.v.train_us, 7000);
 	CHECK_EQ(f.v.rate, 1000000);
+	/* the train reached 8 of the round's 10 packets: 800 per mille */
+	CHECK_EQ(f.v.covered, 800);
 	/* a gap of 4 x the mean but below gap_us does not */
 	feeder_init(&f);
-	g[5] = 1999;
+	g[7] = 1999;
 	round_of(&f, 10, g, 1);
 	end_round(&f);
 	CHECK_EQ(f.v.train_acks, 10);
+	CHECK_EQ(f.v.covered, 1000);
+}
+
+/*
+ * ACK aggregation: a round's ACKs held and released in bunches. The first
+ * bunch (6 of the 10 packets, 30 us apart as the receiver's ACKs are
+ * processed) looks like a train of 33 MB/s, 33 x the bottleneck's; then a 4 ms
+ * gap, and the rest. The gap cut the train at 600 per mille of its round: not
+ * believed, whatever its slope; three such rounds and PREDICT gives up
+ * (Linux HyStart decides), never an exit from a fragment. The same train cut
+ * at 800 per mille (the tail: 2 packets late, as a loss's retransmission
+ * would leave it) is believed: that is the test above.
+ */
+TEST(a_bunch_is_not_a_train)
+{
+	struct feeder f;
+	__u32 g[9] = { 30, 30, 30, 30, 30, 4000, 30, 30, 30 };
+	int r;
+
+	feeder_init(&f);
+	f.p.min_train_us = 100;
+	f.p.pace = 0; /* unpaced, every round can be measured: three are */
+	f.p.rounds = 3;
+	predict_params_clamp(&f.p);
+	/* each round's first ACK judges the one before; the cwnd stays 10 (full rounds) */
+	for (r = 0; r < 3; r++) {
+		__u8 act;
+
+		f.cwnd = 10;
+		act = round_of(&f, 10, g, 1);
+		CHECK_EQ(act, PREDICT_ACT_NONE);
+	}
+	f.cwnd = 10;
+	__u8 last = end_round(&f);
+	CHECK_EQ(last, PREDICT_ACT_GIVE_UP);
+	CHECK_EQ(f.v.covered, 600);
+	CHECK_EQ(f.s.v.failed_rounds, 3);
+}
+
+/*
+ * The jump: at the target, cwnd goes to jump per mille of it at once (the
+ * glue paces it at the estimated rate). Target 103 (the set-up's), jump 500:
+ * 51; not below the cwnd the flow has (10 here), never at or above the target.
+ */
+TEST(the_jump)
+{
+	struct feeder f;
+	__u32 g[9];
+
+	feeder_init(&f);
+	f.p.jump = 500;
+	uniform(g, 9, 1000);
+	round_of(&f, 10, g, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	CHECK_EQ(f.v.target, 103);
+	CHECK_EQ(f.v.jump, 51);
+	/* jump 0 (the default): none */
+	feeder_init(&f);
+	uniform(g, 9, 1000);
+	round_of(&f, 10, g, 1);
+	end_round(&f);
+	CHECK_EQ(f.v.jump, 0);
+	/* a jump below the cwnd the flow has is none: 50 per mille of 103 is 5 < 10 */
+	feeder_init(&f);
+	f.p.jump = 50;
+	uniform(g, 9, 1000);
+	round_of(&f, 10, g, 1);
+	end_round(&f);
+	CHECK_EQ(f.v.jump, 0);
+	/* clamped to 1000: at the target itself it is no jump (the exit does it) */
+	f.p.jump = 5000;
+	predict_params_clamp(&f.p);
+	CHECK_EQ(f.p.jump, 1000);
+}
+
+/*
+ * The policer: delay_min 100 ms, MSS 1000. An ACK with RTT 105 ms (no queue:
+ * within 1/8) while the delivery rate is 250,000 B/s: 25 packets a delay_min,
+ * target ceil(25 x 1.03) = 26, against 120 in flight: a policer; settle at 26.
+ * A queue (RTT above 112.5 ms) or a delivery that kept up (a target of at
+ * least half the window) is not.
+ */
+TEST(the_policer)
+{
+	CHECK_EQ(predict_policer_target(250000, 105000, DMIN, 120, MSS, 30), 26);
+	CHECK_EQ(predict_policer_target(250000, 112500, DMIN, 120, MSS, 30), 26);
+	CHECK_EQ(predict_policer_target(250000, 112501, DMIN, 120, MSS, 30), 0);
+	CHECK_EQ(predict_policer_target(250000, 120000, DMIN, 120, MSS, 30), 0);
+	CHECK_EQ(predict_policer_target(600000, 100000, DMIN, 120, MSS, 30), 0);
+	CHECK_EQ(predict_policer_target(0, 100000, DMIN, 120, MSS, 30), 0);
+	CHECK_EQ(predict_policer_target(250000, 100000, 0, 120, MSS, 30), 0);
 }
 
 TEST(application_limited_round_is_not_measured)
@@ -418,6 +511,9 @@ int main(void)
 	RUN(bunched_tail_fails_the_tolerance);
 	RUN(short_train_is_not_believed);
 	RUN(a_gap_ends_the_train);
+	RUN(a_bunch_is_not_a_train);
+	RUN(the_jump);
+	RUN(the_policer);
 	RUN(application_limited_round_is_not_measured);
 	RUN(paced_flow_is_never_measured);
 	RUN(past_the_target_exits_at_once);
