@@ -66,6 +66,7 @@ teardown_file() {
 	cleanup_prefix "${EP}i"
 	cleanup_prefix "${EP}m"
 	cleanup_prefix "${EP}s"
+	cleanup_prefix "${EP}r"
 	cleanup_prefix "${EP}x"
 }
 
@@ -360,6 +361,29 @@ band_flow() {
 	# is seen to rise before slow start ends (cubic's delay test: on the rise itself)
 	[ "$(jq 'select(.scenario == "step100_40_80") | .rtt_step_at_s == 0.16 and .bdp_pkts == 667
 		and .srtt_rise_s >= 0.2 and .srtt_rise_s <= 0.35 and .srtt_rise_s <= .exit_time_s + 0.01' "$f")" = true ]
+	run leftovers "$p"
+	[ -z "$output" ]
+}
+
+@test "eval: the real-path scenarios run: a policer, a competing flow, a trace link" {
+	p="${EP}r"
+	# (ACK aggregation is a pathemu option passed through as it is: emu.bats checks it)
+	run "$RUN" --scenarios "pol100_40 cross50_40_c1 cell20_40" --algos cubic --reps 1 --duration 2 \
+		--prefix "$p" --out "$BATS_TEST_TMPDIR/rp" --no-report
+	echo "$output" | tail -n 8
+	[ "$status" -eq 0 ]
+	f=$BATS_TEST_TMPDIR/rp/flows.jsonl
+	jq -c '{scenario, class, real, bdp_pkts, exit_reason, exit_cwnd, ss_retrans}' "$f"
+	[ "$(wc -l <"$f")" -eq 3 ]
+	[ "$(jq -s '[.[] | select(.class == "stress" and .exit_observed and .iperf_error == null)] | length' "$f")" -eq 3 ]
+	# each record says which real path it was, and judges the exit by the pipe the
+	# flow had: the policed rate's (20 Mbit/s x 40 ms = 67 packets), a fair share
+	# beside one flow (50 Mbit/s x 40 ms / 2 = 83), a trace's mean (20 Mbit/s: 67)
+	[ "$(jq -r 'select(.scenario == "pol100_40") | "\(.real) \(.bdp_pkts)"' "$f")" = "police=20mbit:100kb 67" ]
+	[ "$(jq -r 'select(.scenario == "cross50_40_c1") | "\(.real) \(.bdp_pkts)"' "$f")" = "cross=1:cubic 83" ]
+	[ "$(jq -r 'select(.scenario == "cell20_40") | "\(.real) \(.bdp_pkts)"' "$f")" = "trace=cellular 67" ]
+	# a policer's drops are the path's drops: the flow that hit it shows them
+	[ "$(jq 'select(.scenario == "pol100_40") | .tbf_drops > 0' "$f")" = true ]
 	run leftovers "$p"
 	[ -z "$output" ]
 }

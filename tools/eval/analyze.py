@@ -116,7 +116,10 @@ def flow(a):
            # the scenario's class, and what makes it a stress one
            "class": a.cls, "clean": a.cls == CLEAN, "app": a.app or None, "app_frac": app_frac,
            "app_s": app_s or None, "rtt_step": a.rtt_step or None, "rtt_step_at_s": r(step_at),
-           "rtt_final_ms": r(at_t(1e9) * 1e3, 2) if a.rtt_step else None, "sender": a.sender}
+           "rtt_final_ms": r(at_t(1e9) * 1e3, 2) if a.rtt_step else None, "sender": a.sender,
+           # a real path's options (agg=, police=, trace=, cross=); bdp_pkts is then the
+           # policed rate's or the fair share's
+           "real": a.real or None}
     try:
         with open(a.iperf) as f:
             ip = json.load(f)
@@ -1435,6 +1438,7 @@ def main():
                    help="the scenario's class (default: clean unless --jitter, --app or --rtt-step)")
     f.add_argument("--app", default="", help="F:T, an application-limited start (flowgen.py --app)")
     f.add_argument("--rtt-step", dest="rtt_step", default="", help="AFTER:RTT2[:RAMP] (pathemu --rtt-step)")
+    f.add_argument("--real", default="", help="the real-path options: agg=, police=, trace=, cross= (run.sh)")
     f.add_argument("--sender", default="iperf3", choices=("iperf3", "flowgen"))
     rp = sub.add_parser("report")
     rp.add_argument("--in", dest="inp", required=True)
@@ -1450,7 +1454,7 @@ def main():
     V = vocab.load()
     if a.cmd == "flow":
         if a.cls is None:
-            a.cls = STRESS if (a.jitter or a.app or a.rtt_step) else CLEAN
+            a.cls = STRESS if (a.jitter or a.app or a.rtt_step or a.real) else CLEAN
         flow(a)
     elif a.cmd == "band":
         band_cmd(a)

@@ -63,6 +63,14 @@ CORE_ALGOS="cubic bpf_linux bpf_hspp bpf_search* bpf_predict* reno"
 #             (pathemu --rtt-step; flowgen.py sends, so the data starts one
 #             RTT after the SYN-ACK); BUFFER Nbdp is of RTT, the analysis
 #             uses RTT2's BDP
+#   agg=P     ACK aggregation: ACKs leave in bunches every P (pathemu --ack-agg)
+#   police=R:B a token-bucket policer of rate R and burst B before the queue
+#             (pathemu --policer); the analysis uses R's BDP
+#   trace=K   the bottleneck is a trace link of kind K (cellular or wifi,
+#             tools/emu/mktrace, seed 1) whose mean is RATE (pathemu --trace)
+#   cross=N:CC N long flows of CC share the bottleneck from 3 s before the
+#             flow (pathemu cross); the analysis uses the fair share's BDP,
+#             BDP / (N + 1)
 #   algos=L   only these algorithms (comma-separated IDs or globs; "core" is
 #             CORE_ALGOS); default every algorithm
 #   dur=S     seconds per flow (default --duration's; --duration overrides)
@@ -91,6 +99,14 @@ r50_20_6      50mbit  20ms   6bdp    clean  algos=core dur=3
 app100_40_1   100mbit 40ms   1bdp    stress app=40%:1s algos=core dur=4
 step100_40_80 100mbit 40ms   2bdp    stress step=200ms:80ms algos=core dur=3
 ramp100_40_80 100mbit 40ms   2bdp    stress step=200ms:80ms:200ms algos=core dur=3
+agg50_20_4    50mbit  20ms   2bdp    stress agg=4ms algos=core dur=4
+agg50_40_8    50mbit  40ms   1bdp    stress agg=8ms algos=core dur=4
+pol100_40     100mbit 40ms   1bdp    stress police=20mbit:100kb algos=core dur=4
+cross50_40_c1 50mbit  40ms   1bdp    stress cross=1:cubic algos=core dur=4
+cross50_40_c4 50mbit  40ms   1bdp    stress cross=4:cubic algos=core dur=4
+cross50_40_b1 50mbit  40ms   1bdp    stress cross=1:bbr algos=core dur=4
+cell20_40     20mbit  40ms   1bdp    stress trace=cellular algos=core dur=4
+wifi50_20     50mbit  20ms   1bdp    stress trace=wifi algos=core dur=4
 "
 QUICK_SCENARIOS="r50_20_1 s2011"
 # Run-time model for the estimate printed at the start, fitted to this
@@ -184,18 +200,26 @@ check_scenario() {
 	read -r sid rate rtt buf class opts <<<"$1"
 	case $class in clean | stress) ;; *) bad_table "scenario $sid: class '$class' is neither clean nor stress" ;; esac
 	for kv in $opts; do
-		case ${kv%%=*} in jitter | app | step | algos | dur) ;; *) bad_table "scenario $sid: unknown option '$kv'" ;; esac
+		case ${kv%%=*} in jitter | app | step | agg | police | trace | cross | algos | dur) ;;
+		*) bad_table "scenario $sid: unknown option '$kv'" ;; esac
 	done
-	if [ "$class" = clean ] && [ -n "$(opt jitter "$opts")$(opt app "$opts")$(opt step "$opts")" ]; then
-		bad_table "scenario $sid: a clean scenario has no jitter, app or step"
+	if [ "$class" = clean ] && [ -n "$(opt jitter "$opts")$(opt app "$opts")$(opt step "$opts")$(opt agg "$opts")$(opt police "$opts")$(opt trace "$opts")$(opt cross "$opts")" ]; then
+		bad_table "scenario $sid: a clean scenario has no jitter, app, step, agg, police, trace or cross"
 	fi
+	d=$(opt trace "$opts")
+	[ -z "$d" ] || [[ $d =~ ^(cellular|wifi)$ ]] || bad_table "scenario $sid: trace=$d: cellular or wifi"
+	d=$(opt cross "$opts")
+	[ -z "$d" ] || [[ $d =~ ^([1-9]|1[0-6]):[a-z0-9_]+$ ]] || bad_table "scenario $sid: cross=$d: N:CC (1:cubic; N <= 16)"
+	[ -z "$(opt app "$opts")$(opt step "$opts")" ] || [ -z "$(opt trace "$opts")$(opt cross "$opts")" ] ||
+		bad_table "scenario $sid: app or step (flowgen.py) with trace or cross is not supported"
 	d=$(opt dur "$opts")
 	[ -z "$d" ] || [[ $d =~ ^[1-9][0-9]*$ && $d -ge 2 ]] || bad_table "scenario $sid: dur=$d: integer >= 2"
 	d=$(opt app "$opts")
 	[ -z "$d" ] || [[ $d =~ ^[0-9.]+%?:[0-9.]+(us|ms|s)$ ]] || bad_table "scenario $sid: app=$d: F:T (40%:1s)"
 	# the path's own numbers, as pathemu will parse them
 	d=$(cubictools path --rate "$rate" --rtt "$rtt" --buffer "$buf" --jitter "$(opt jitter "$opts")" \
-		--rtt-step "$(opt step "$opts")" 2>&1 >/dev/null) || bad_table "scenario $sid: $d"
+		--rtt-step "$(opt step "$opts")" --ack-agg "$(opt agg "$opts")" --policer "$(opt police "$opts")" \
+		2>&1 >/dev/null) || bad_table "scenario $sid: $d"
 }
 
 # scen_algos OPTS: the rows of ALGOS (the selected algorithms) a scenario
@@ -385,8 +409,9 @@ hystart_counters() { # -> "train delay"
 	ip netns exec "$PATHN-snd" nstat -asz TcpExtTCPHystartTrainDetect TcpExtTCPHystartDelayDetect 2>/dev/null |
 		awk '$1=="TcpExtTCPHystartTrainDetect"{t=$2} $1=="TcpExtTCPHystartDelayDetect"{d=$2} END{print t+0, d+0}'
 }
+# the path's drops: the queue's, a policer's and a trace link's
 tbf_dropped() {
-	"$PATHEMU" show --name "$PATHN" | sed -n 's/^tbf_dropped=//p'
+	"$PATHEMU" show --name "$PATHN" | awk -F= '$1 ~ /^(tbf_dropped|link_police_dropped|link_dropped)$/ { n += $2 } END { print n + 0 }'
 }
 
 # ---------------------------------------------------------------- one path
@@ -399,18 +424,39 @@ path_start() {
 	local opts
 	read -r S_ID S_RATE S_RTT S_BUF S_CLASS opts <<<"$1"
 	S_JIT=$(opt jitter "$opts") S_APP=$(opt app "$opts") S_STEP=$(opt step "$opts")
+	S_AGG=$(opt agg "$opts") S_POL=$(opt police "$opts") S_TRACE=$(opt trace "$opts") S_CROSS=$(opt cross "$opts")
+	# the real-path options, as the flow's record keeps them
+	S_REAL=$(for k in agg police trace cross; do v=$(opt $k "$opts"); [ -z "$v" ] || printf '%s=%s ' "$k" "$v"; done)
+	S_REAL=${S_REAL% }
+	local tr=""
+	if [ -n "$S_TRACE" ]; then
+		tr=$TMP/$S_ID.trace
+		"$REPO/tools/emu/mktrace" "$S_TRACE" --rate "$S_RATE" --seconds 30 --seed 1 >"$tr" ||
+			die "mktrace $S_TRACE failed for $S_ID"
+	fi
 	S_DUR=$(scen_dur "$opts")
 	# iperf3 cannot change its rate mid-flow, nor start its data a known time
 	# after its connection's SYN-ACK (it opens a control connection first)
 	S_GEN=0
 	[ -z "$S_APP$S_STEP" ] || S_GEN=1
-	log "scenario $S_ID ($S_CLASS): $S_RATE $S_RTT buffer $S_BUF${S_JIT:+ jitter $S_JIT}${S_APP:+ app-limited $S_APP}${S_STEP:+ rtt step $S_STEP}, ${S_DUR}s flows"
+	log "scenario $S_ID ($S_CLASS): $S_RATE $S_RTT buffer $S_BUF${S_JIT:+ jitter $S_JIT}${S_APP:+ app-limited $S_APP}${S_STEP:+ rtt step $S_STEP}${S_REAL:+ $S_REAL}, ${S_DUR}s flows"
 	PATH_UP=1
-	path_up "$PATHN" "$S_RATE" "$S_RTT" "$S_BUF" ${S_JIT:+--jitter "$S_JIT"} ${S_STEP:+--rtt-step "$S_STEP"} ||
+	path_up "$PATHN" "$S_RATE" "$S_RTT" "$S_BUF" ${S_JIT:+--jitter "$S_JIT"} ${S_STEP:+--rtt-step "$S_STEP"} \
+		${S_AGG:+--ack-agg "$S_AGG"} ${S_POL:+--policer "$S_POL"} ${tr:+--trace "$tr"} ||
 		die "pathemu start failed for $S_ID"
 	BDP=$PATH_BDP BUFP=$PATH_BUF
 	if [ -n "$S_STEP" ]; then
 		BDP=$("$PATHEMU" show --name "$PATHN" | sed -n 's/^rtt_step_bdp_pkts=//p')
+	fi
+	# behind a policer the pipe is the policed rate's; beside N flows, a fair share
+	if [ -n "$S_POL" ]; then
+		BDP=$(cubictools path --rate "${S_POL%%:*}" --rtt "$S_RTT" --buffer 1 | sed -n 's/^bdp_pkts=//p')
+	fi
+	if [ -n "$S_CROSS" ]; then
+		"$PATHEMU" cross --name "$PATHN" --flows "${S_CROSS%%:*}" --cc "${S_CROSS#*:}" --port 5400 >/dev/null ||
+			die "pathemu cross failed for $S_ID"
+		BDP=$(( (BDP + ${S_CROSS%%:*} / 2 + 1 / 2) / (${S_CROSS%%:*} + 1) ))
+		sleep 3
 	fi
 	if [ "$S_GEN" = 1 ]; then
 		sink_start || die "no flowgen.py sink for $S_ID"
@@ -484,7 +530,7 @@ run_flow() { # ALGO_ID KIND ARG REP
 	"$PY" "$ANALYZE" flow --scenario "$S_ID" --algorithm "$aid" --kind "$kind" --arg "$arg" \
 		--rep "$rep" --rate "$S_RATE" --rtt "$S_RTT" --buffer "$S_BUF" --class "$S_CLASS" \
 		${S_JIT:+--jitter "$S_JIT"} ${S_APP:+--app "$S_APP"} ${S_STEP:+--rtt-step "$S_STEP"} \
-		--sender "$( [ "$S_GEN" = 1 ] && echo flowgen || echo iperf3 )" \
+		${S_REAL:+--real "$S_REAL"} --sender "$( [ "$S_GEN" = 1 ] && echo flowgen || echo iperf3 )" \
 		--bdp-pkts "$BDP" --buffer-pkts "$BUFP" --port "$PORT" --duration "$S_DUR" \
 		--iperf "$f.iperf" --probe "$f.probe" --bpf-trace "$f.bpf" \
 		--nstat-before "$h0" --nstat-after "$h1" --tbf-before "${d0:-0}" --tbf-after "${d1:-0}" \
