@@ -128,9 +128,9 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 	 * Linux 6.10 gave .cong_control its 4 arguments and let BPF write
 	 * tp->snd_cwnd_stamp; before, the fast datapath keeps its own stamp.
 	 */
-	skel->rodata->own_cwnd_stamp = ops_maps[map].cc_args == 2;
+	skel->rodata->own_cwnd_stamp = ops_map_own_cwnd_stamp(map);
 	/* PREDICT's paths in (sk, rs)'s .cong_control are too much for 6.1's verifier */
-	skel->rodata->predict_ok = ops_maps[map].cc_args != 2;
+	skel->rodata->predict_ok = rule_runs_on(&rules[RULE_PREDICT], map);
 	ops = select_ops_map(skel, (enum ops_map)map);
 	if (!ops) {
 		err = -errno;
