@@ -84,19 +84,19 @@ complete_words() {
 }
 
 @test "the man page check fails when a generated part or an option drifts" {
-	cp "$REPO/doc/cubicctl.8" "$BATS_TEST_TMPDIR/a.8"
+	cp "$REPO/docs/man/cubicctl.8" "$BATS_TEST_TMPDIR/a.8"
 	sed -i 's/^\\fBbeta\\fR (default 717,/\\fBbeta\\fR (default 716,/' "$BATS_TEST_TMPDIR/a.8"
 	run "$REPO/tools/doc/manpage.py" --cubicctl "$CUBICCTL" check "$BATS_TEST_TMPDIR/a.8"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"a generated part differs from cubicctl"* ]]
 	# 'make man' (update) repairs it
 	"$REPO/tools/doc/manpage.py" --cubicctl "$CUBICCTL" update "$BATS_TEST_TMPDIR/a.8"
-	cmp "$BATS_TEST_TMPDIR/a.8" "$REPO/doc/cubicctl.8"
+	cmp "$BATS_TEST_TMPDIR/a.8" "$REPO/docs/man/cubicctl.8"
 	# an option of 'unload --help' taken out of unload's subsection
 	awk '/^\.SS "cubicctl unload"/ { u = 1 } /^\.SS "cubicctl status"/ { u = 0 }
 		u && /^\.B \\-\\-force$/ { print ".B \\-\\-strong"; next } { print }' \
-		"$REPO/doc/cubicctl.8" >"$BATS_TEST_TMPDIR/b.8"
-	! cmp -s "$BATS_TEST_TMPDIR/b.8" "$REPO/doc/cubicctl.8"
+		"$REPO/docs/man/cubicctl.8" >"$BATS_TEST_TMPDIR/b.8"
+	! cmp -s "$BATS_TEST_TMPDIR/b.8" "$REPO/docs/man/cubicctl.8"
 	run "$REPO/tools/doc/manpage.py" --cubicctl "$CUBICCTL" check "$BATS_TEST_TMPDIR/b.8"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"option --force of 'cubicctl unload --help' is not in its subsection"* ]]
