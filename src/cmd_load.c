@@ -238,14 +238,9 @@ int cmd_load(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	rc = require_root();
-	rc = rc ?: require_btf();
-	rc = rc ?: require_bpffs();
+	rc = require_env_locked(name, &lock);
 	if (rc)
 		return rc;
-	lock = lock_pin_root();
-	if (lock < 0)
-		return EXIT_FAIL;
 
 	if (!instance_open(&in, name)) {
 		enum instance_state st = instance_state(&in);
@@ -307,10 +302,7 @@ int cmd_load(int argc, char **argv)
 		json_bool(j, "allowed", allowed);
 		json_str(j, "datapath", datapath_str(dp));
 		json_str(j, "pins", in.dir);
-		if (config_read)
-			json_str(j, "config", config);
-		else
-			json_null(j, "config");
+		json_str_or_null(j, "config", config_read ? config : NULL);
 		json_obj_close(j);
 		json_end(j);
 	} else {

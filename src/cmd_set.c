@@ -102,12 +102,9 @@ int cmd_set(int argc, char **argv)
 		errmsg("%s", err);
 		return EXIT_USAGE;
 	}
-	rc = require_env(name);
+	rc = require_env_locked(name, &lock);
 	if (rc)
 		return rc;
-	lock = lock_pin_root();
-	if (lock < 0)
-		return EXIT_FAIL;
 	rc = instance_open_loaded(&in, name);
 	if (rc)
 		goto out;

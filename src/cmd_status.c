@@ -226,15 +226,9 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 			struct cubic_tunables base;
 			int n = nearest_preset(t, r, &p, &base);
 
-			if (r)
-				json_str(j, "rule", r->name);
-			else
-				json_null(j, "rule");
+			json_str_or_null(j, "rule", r ? r->name : NULL);
 			/* the preset the tunables are exactly, or null */
-			if (p && !n)
-				json_str(j, "preset", p->name);
-			else
-				json_null(j, "preset");
+			json_str_or_null(j, "preset", p && !n ? p->name : NULL);
 		}
 	}
 	json_obj_close(j);

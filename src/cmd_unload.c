@@ -78,12 +78,9 @@ int cmd_unload(int argc, char **argv)
 	if (rc)
 		return rc == OPTS_HELP ? EXIT_OK : rc;
 	name = o.name;
-	rc = require_env(name);
+	rc = require_env_locked(name, &lock);
 	if (rc)
 		return rc;
-	lock = lock_pin_root();
-	if (lock < 0)
-		return EXIT_FAIL;
 
 	if (instance_open(&in, name)) {
 		rc = unload_unpinned(name);

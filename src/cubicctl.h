@@ -48,6 +48,8 @@ int require_env(const char *name);
 
 /* Takes an exclusive flock on CUBIC_PIN_ROOT (created if needed); returns the fd or -1. */
 int lock_pin_root(void);
+/* require_env(name), then lock_pin_root() into *lock: what a mutating command starts with. */
+int require_env_locked(const char *name, int *lock);
 void unlock_pin_root(int fd);
 
 /* Kernel congestion-control sysctls. */

@@ -293,18 +293,10 @@ static void opt_json(struct json *j, const struct opt *o)
 
 	json_obj_open(j, NULL);
 	json_str(j, "name", o->name);
-	if (o->short_name)
-		json_str(j, "short", s);
-	else
-		json_null(j, "short");
-	if (o->meta)
-		json_str(j, "value", o->choices ? o->choices(buf, sizeof(buf)) : o->meta);
-	else
-		json_null(j, "value");
-	if (o->group)
-		json_str(j, "group", o->group);
-	else
-		json_null(j, "group");
+	json_str_or_null(j, "short", o->short_name ? s : NULL);
+	json_str_or_null(j, "value",
+			 o->meta && o->choices ? o->choices(buf, sizeof(buf)) : o->meta);
+	json_str_or_null(j, "group", o->group);
 	json_str(j, "help", o->help);
 	json_obj_close(j);
 }
@@ -327,10 +319,7 @@ void opts_json(void)
 		json_str(j, "name", c->name);
 		json_str(j, "summary", c->summary);
 		json_str(j, "synopsis", opts_synopsis(c, syn, sizeof(syn)));
-		if (c->args)
-			json_str(j, "args", c->args);
-		else
-			json_null(j, "args");
+		json_str_or_null(j, "args", c->args);
 		json_arr_open(j, "options");
 		for (int k = 0; c->opts[k].name; k++)
 			opt_json(j, &c->opts[k]);

@@ -211,6 +211,16 @@ int lock_pin_root(void)
 	return fd;
 }
 
+int require_env_locked(const char *name, int *lock)
+{
+	int rc = require_env(name);
+
+	if (rc)
+		return rc;
+	*lock = lock_pin_root();
+	return *lock < 0 ? EXIT_FAIL : 0;
+}
+
 void unlock_pin_root(int fd)
 {
 	if (fd >= 0)

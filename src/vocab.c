@@ -188,10 +188,8 @@ void vocab_json(struct json *j)
 		json_str(j, "name", r->name);
 		json_u64(j, "bit", r->bit);
 		json_str(j, "counter", r->key);
-		if (r->cwnd_counter >= 0)
-			json_str(j, "cwnd_sum", counter_keys[r->cwnd_counter]);
-		else
-			json_null(j, "cwnd_sum");
+		json_str_or_null(j, "cwnd_sum",
+				 r->cwnd_counter >= 0 ? counter_keys[r->cwnd_counter] : NULL);
 		json_str(j, "status_line", exit_lines[r->line].label);
 		json_bool(j, "ends_slow_start", r->ends);
 		json_str(j, "abbrev", r->abbrev);
@@ -217,10 +215,8 @@ void vocab_json(struct json *j)
 		json_u64(j, "value", r->value);
 		json_str(j, "aliases", r->aliases);
 		json_str(j, "help", r->help);
-		if (r->storage_counter >= 0)
-			json_str(j, "no_storage_counter", counter_keys[r->storage_counter]);
-		else
-			json_null(j, "no_storage_counter");
+		json_str_or_null(j, "no_storage_counter",
+				 r->storage_counter >= 0 ? counter_keys[r->storage_counter] : NULL);
 		json_u64(j, "fast_cong_control_args", (__u64)r->fast_cc_args);
 		json_arr_open(j, "presets");
 		for (const struct rule_preset *p = r->presets; p->name; p++) {

@@ -233,7 +233,12 @@ complete_words() {
 	complete_words "$bin" --ver
 	[ "$out" = "$(printf '%s\n' --verbose --version)" ]
 	complete_words "$bin" unload --
-	[ "$out" = "$(printf '%s\n' --force --help --json --name)" ]
+	[ "$out" = "$(printf '%s\n' --force --help --json --name --verbose)" ]
+	# help COMMAND; load's datapath= as a config file's line
+	complete_words "$bin" help st
+	[ "$out" = status ]
+	complete_words "$bin" load datapath=f
+	[ "$out" = datapath=fast ]
 	complete_words "$bin" load --con
 	[ "$out" = "$(printf '%s\n' --config --config-optional)" ]
 	complete_words "$bin" status --name x --p
@@ -396,7 +401,7 @@ complete_words() {
 	[[ "$output" == *"can't read $BATS_TEST_TMPDIR: Is a directory"* ]]
 	run "$CUBICCTL" load --name "$NAME" --config "$conf" --config-optional "$conf"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"one --config or --config-optional FILE, not two"* ]]
+	[ "$output" = "cubicctl: load: --config-optional: not together with --config (one or the other)" ]
 	assert_gone "$NAME"
 	# --config-optional: absent is the defaults, present is read
 	run "$CUBICCTL" -j load --name "$NAME" --config-optional "$BATS_TEST_TMPDIR/none.conf"
