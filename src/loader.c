@@ -87,14 +87,16 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 	/* the map whose .cong_control fits this kernel's prototype (its BTF) */
 	map = ops_map_for(dp, cc_args);
 	if (map < 0) {
+		char known[160];
+
 		if (cc_args < 0)
 			errmsg("the %s datapath needs to know tcp_congestion_ops.cong_control's "
 			       "prototype, which this kernel's BTF does not give; use --datapath exact",
 			       datapath_str(dp));
 		else
-			errmsg("the %s datapath knows tcp_congestion_ops.cong_control(sk, rs) "
-			       "(Linux 4.9 to 6.9) and (sk, ack, flag, rs) (6.10 on); this kernel's "
-			       "takes %d arguments; use --datapath exact", datapath_str(dp), cc_args);
+			errmsg("the %s datapath knows tcp_congestion_ops.cong_control%s; this "
+			       "kernel's takes %d arguments; use --datapath exact", datapath_str(dp),
+			       cc_protos_str(known, sizeof(known)), cc_args);
 		return -EOPNOTSUPP;
 	}
 	skel = calloc(1, sizeof(*skel));

@@ -413,6 +413,19 @@ const char *rule_refusal(const struct rule_desc *r, int ops_map, char *buf, size
 	return buf;
 }
 
+const char *cc_protos_str(char *buf, size_t len)
+{
+	size_t n = sizeof(cc_protos) / sizeof(cc_protos[0]), off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s (Linux %s%s%s)",
+					i ? (i + 1 == n ? " and " : ", ") : "", cc_protos[i].proto,
+					cc_protos[i].since, i + 1 < n ? " up to " : " on",
+					i + 1 < n ? cc_protos[i + 1].since : "");
+	return buf;
+}
+
 bool ops_map_own_cwnd_stamp(int ops_map)
 {
 	int p = cc_proto(ops_maps[ops_map].cc_args);

@@ -180,5 +180,7 @@ const char *rule_refusal(const struct rule_desc *r, int ops_map, char *buf, size
  * before Linux 6.10 (.cong_control(sk, rs)) BPF may not write it.
  */
 bool ops_map_own_cwnd_stamp(int ops_map);
+/* The prototypes of cong_control the datapaths know: "(sk, rs) (Linux 4.9 up to 6.10) and ...". */
+const char *cc_protos_str(char *buf, size_t len);
 
 #endif /* CUBICCTL_VOCAB_H */

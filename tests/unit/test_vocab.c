@@ -220,6 +220,9 @@ TEST(rules_table)
 		      "hystart=predict needs Linux 6.10 or later on the fast datapath (this kernel's "
 		      ".cong_control is (sk, rs)); use --datapath exact"),
 	      "%s", buf);
+	CHECK(!strcmp(cc_protos_str(buf, sizeof(buf)),
+		      "(sk, rs) (Linux 4.9 up to 6.10) and (sk, ack, flag, rs) (Linux 6.10 on)"),
+	      "%s", buf);
 	/* BPF may write tp->snd_cwnd_stamp from 6.10 on */
 	CHECK(ops_map_own_cwnd_stamp(fast2), "fast2 keeps its own stamp");
 	CHECK(!ops_map_own_cwnd_stamp(fast4), "fast (6.10) writes the kernel's");
