@@ -17,7 +17,7 @@ struct name_opts {
 };
 
 static const struct opt name_opts[] = {
-	OPT_STR("name", "NAME", struct name_opts, name, "the instance (default " CUBIC_DEFAULT_NAME ")"),
+	OPT_NAME(struct name_opts, name),
 	OPT_END
 };
 
@@ -120,7 +120,8 @@ int cmd_set(int argc, char **argv)
 		goto out_close;
 	}
 	if (after.hystart != before.hystart) {
-		const char *why = rule_refused(instance_datapath(&in), after.hystart, err, sizeof(err));
+		const char *why =
+			rule_refused(instance_datapath(&in), after.hystart, err, sizeof(err));
 
 		if (why) {
 			errmsg("%s", why);

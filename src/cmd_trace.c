@@ -91,7 +91,8 @@ static int parse_port(const char *s, void *field, char *err, size_t errlen)
 /* field: the family, followed by the address (struct trace_opts) */
 static int parse_addr(const char *s, void *field, char *err, size_t errlen)
 {
-	struct trace_opts *o = (struct trace_opts *)((char *)field - offsetof(struct trace_opts, family));
+	struct trace_opts *o =
+		(struct trace_opts *)((char *)field - offsetof(struct trace_opts, family));
 
 	if (inet_pton(AF_INET, s, o->addr) == 1) {
 		o->family = AF_INET;
@@ -105,7 +106,7 @@ static int parse_addr(const char *s, void *field, char *err, size_t errlen)
 }
 
 static const struct opt trace_opts[] = {
-	OPT_STR("name", "NAME", struct trace_opts, name, "the instance (default " CUBIC_DEFAULT_NAME ")"),
+	OPT_NAME(struct trace_opts, name),
 	OPT_PARSED("count", "N", struct trace_opts, count, parse_count, "stop after N records"),
 	OPT_PARSED("duration", "SECONDS", struct trace_opts, duration, parse_duration,
 		   "stop after SECONDS"),

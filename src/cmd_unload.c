@@ -11,7 +11,7 @@ struct unload_opts {
 };
 
 static const struct opt unload_opts[] = {
-	OPT_STR("name", "NAME", struct unload_opts, name, "the instance (default " CUBIC_DEFAULT_NAME ")"),
+	OPT_NAME(struct unload_opts, name),
 	OPT_FLAG("force", struct unload_opts, force,
 		 "unload it even while it is the default: make cubic (or reno) the default first"),
 	OPT_END

@@ -170,7 +170,8 @@ int opts_parse(const struct command *c, int argc, char **argv, void *opts, int *
 	/* the options of a group exclude each other */
 	for (int k = 0; c->opts[k].name; k++)
 		for (int x = 0; x < k && seen[k] && c->opts[k].group; x++)
-			if (seen[x] && c->opts[x].group && !strcmp(c->opts[x].group, c->opts[k].group))
+			if (seen[x] && c->opts[x].group &&
+			    !strcmp(c->opts[x].group, c->opts[k].group))
 				fail(&p, "--%s: not together with --%s (one or the other)",
 				     c->opts[k].name, c->opts[x].name);
 	*nargs = n;

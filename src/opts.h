@@ -41,6 +41,9 @@ struct opt {
 #define OPT_FLAG(n, T, f, h)		     { .name = n, .offset = offsetof(T, f), .help = h }
 #define OPT_PARSED(n, m, T, f, fn, h)	     { .name = n, .meta = m, .offset = offsetof(T, f), .parse = fn, .help = h }
 #define OPT_END				     { .name = NULL }
+/* --name NAME, the instance a command acts on (CUBIC_DEFAULT_NAME unless given) */
+#define OPT_NAME(T, f)                                                                             \
+	OPT_STR("name", "NAME", T, f, "the instance (default " CUBIC_DEFAULT_NAME ")")
 
 struct command {
 	const char *name;
