@@ -199,7 +199,7 @@ clean:
 # uninstall with the same PREFIX and DESTDIR removes exactly that)
 #   sudo make install [PREFIX=/usr/local] [SYSCONFDIR=/etc] [DESTDIR=]
 #   sudo make uninstall
-#   make man        doc/cubicctl.8's generated parts from ./cubicctl
+#   make man        docs/man/cubicctl.8's generated parts from ./cubicctl
 PREFIX		?= /usr/local
 SYSCONFDIR	?= /etc
 SBINDIR		?= $(PREFIX)/sbin
@@ -221,4 +221,4 @@ uninstall:
 	$(Q)$(INSTALL_ENV) tools/install.sh uninstall
 
 man: cubicctl
-	$(Q)tools/doc/manpage.py update doc/cubicctl.8
+	$(Q)tools/doc/manpage.py update docs/man/cubicctl.8

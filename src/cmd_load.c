@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cubicctl load [--name NAME] [--preset PRESET] [--datapath exact|fast]
- *               [--config FILE | --config-optional FILE] [KEY=VALUE...]
+ *               [--ring-size BYTES] [--config FILE | --config-optional FILE]
+ *               [KEY=VALUE... | preset=PRESET | datapath=DATAPATH]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,22 +13,86 @@
 #include "loadconf.h"
 #include "tunables.h"
 
-static void usage(void)
+struct load_opts {
+	const char *name;
+	const char *preset;
+	int datapath; /* enum datapath, or -1: the config file's, or exact */
+	__u32 ring_size;
+	const char *config;
+	const char *config_optional;
+};
+
+static int parse_ring_size(const char *s, void *field, char *err, size_t errlen)
 {
-	fprintf(stderr,
-		"usage: cubicctl load [--name NAME] [--preset PRESET] [--datapath exact|fast]\n"
-		"                     [--ring-size BYTES]\n"
-		"                     [--config FILE | --config-optional FILE] [KEY=VALUE...]\n"
+	unsigned long long v = 0;
+	const char *p;
+
+	for (p = s; *p >= '0' && *p <= '9' && v <= (1ULL << 31); p++)
+		v = v * 10 + (unsigned)(*p - '0');
+	if (!*s || *p || v < 4096 || v > (1ULL << 30) || (v & (v - 1))) {
+		snprintf(err, errlen, "'%s' is not a power of 2 from 4096 to 1073741824 bytes", s);
+		return -1;
+	}
+	*(__u32 *)field = (__u32)v;
+	return 0;
+}
+
+static int parse_preset(const char *s, void *field, char *err, size_t errlen)
+{
+	char list[160];
+
+	if (!preset_find(s, NULL)) {
+		snprintf(err, errlen, "unknown preset '%s' (known: %s)", s,
+			 preset_names(", ", list, sizeof(list)));
+		return -1;
+	}
+	*(const char **)field = s;
+	return 0;
+}
+
+static int parse_file(const char *s, void *field, char *err, size_t errlen)
+{
+	if (!*s) {
+		snprintf(err, errlen, "empty file name");
+		return -1;
+	}
+	*(const char **)field = s;
+	return 0;
+}
+
+static const struct opt load_opts[] = {
+	OPT_STR("name", "NAME", struct load_opts, name,
+		"the congestion-control name (default " CUBIC_DEFAULT_NAME ")"),
+	OPT_PARSED("preset", "PRESET", struct load_opts, preset, parse_preset,
+		   "a whole set of tunables (as preset=PRESET)"),
+	{ .name = "datapath", .meta = "DATAPATH", .offset = offsetof(struct load_opts, datapath),
+	  .parse = parse_datapath, .choices = datapath_choices,
+	  .help = "how the kernel calls it on each ACK (as datapath=DATAPATH)" },
+	OPT_PARSED("ring-size", "BYTES", struct load_opts, ring_size, parse_ring_size,
+		   "the events ring: a power of 2, at least 4096"),
+	{ .name = "config", .meta = "FILE", .offset = offsetof(struct load_opts, config),
+	  .parse = parse_file, .group = "config", .help = "settings from FILE, one a line" },
+	{ .name = "config-optional", .meta = "FILE",
+	  .offset = offsetof(struct load_opts, config_optional), .parse = parse_file,
+	  .group = "config", .help = "--config, but a FILE that does not exist means none" },
+	OPT_END
+};
+
+static void describe(FILE *f)
+{
+	fprintf(f,
 		"Registers a bpf_cubic instance (default name %s) and exits; it stays\n"
 		"registered until 'cubicctl unload'. Its maps are pinned under %s/NAME.\n"
 		"NAME is 1 to %d letters (a-z, A-Z), digits or '_': what both the kernel and\n"
 		"  bpffs accept.\n"
+		"A word is KEY=VALUE (a tunable; KEY=default), preset=PRESET or\n"
+		"  datapath=DATAPATH, as a line of a config file.\n"
 		"--datapath exact (default) hooks pkts_acked + cong_avoid like the kernel's\n"
 		"  cubic; fast hooks cong_control: one BPF call per ACK instead of two, with\n"
 		"  the kernel's PRR, pacing, idle restart and RFC 2861 done in BPF (README.md).\n"
-		"--ring-size sets the events ring (a power of 2, at least 4096; default %u).\n"
+		"--ring-size sets the events ring (default %u bytes).\n"
 		"--config FILE reads settings from FILE, one a line: preset=PRESET,\n"
-		"  datapath=exact|fast or KEY=VALUE; '#' starts a comment line. The file's\n"
+		"  datapath=DATAPATH or KEY=VALUE; '#' starts a comment line. The file's\n"
 		"  preset applies first, then its keys, then the command line: a --preset\n"
 		"  there replaces the whole set (the file's keys too), --datapath and\n"
 		"  KEY=VALUE override the file's. A bad line or a missing FILE exits 2.\n"
@@ -35,6 +100,16 @@ static void usage(void)
 		"  settings: the defaults (cubicctl@NAME.service reads its NAME.conf so).\n",
 		CUBIC_DEFAULT_NAME, CUBIC_PIN_ROOT, CUBIC_NAME_MAX - 1, CUBIC_RING_DEFAULT);
 }
+
+const struct command cmd_load_def = {
+	.name = "load",
+	.run = cmd_load,
+	.opts = load_opts,
+	.args = "[KEY=VALUE...]",
+	.max_args = -1,
+	.summary = "register an instance",
+	.describe = describe,
+};
 
 /*
  * Reads and parses a config file into *c. 1: the file is absent and optional
@@ -88,101 +163,47 @@ static int read_config(const char *path, bool optional, struct loadconf *c)
 	return 0;
 }
 
-static int parse_ring_size(const char *s, __u32 *out)
-{
-	unsigned long long v = 0;
-	const char *p;
-
-	for (p = s; *p >= '0' && *p <= '9' && v <= (1ULL << 31); p++)
-		v = v * 10 + (unsigned)(*p - '0');
-	if (!*s || *p || v < 4096 || v > (1ULL << 30) || (v & (v - 1))) {
-		errmsg("--ring-size: '%s' is not a power of 2 from 4096 to 1073741824 bytes", s);
-		return -1;
-	}
-	*out = (__u32)v;
-	return 0;
-}
-
 int cmd_load(int argc, char **argv)
 {
-	const char *name = CUBIC_DEFAULT_NAME, *preset = NULL, *ring = NULL, *dpath = NULL;
-	const char *config = NULL, *file;
-	bool config_optional = false, config_read = false;
+	struct load_opts o = { .name = CUBIC_DEFAULT_NAME, .datapath = -1,
+			       .ring_size = CUBIC_RING_DEFAULT };
+	const char *name, *config;
+	bool config_read = false;
 	enum datapath dp = DATAPATH_EXACT;
 	struct loadconf conf;
-	__u32 ring_size = CUBIC_RING_DEFAULT;
 	char *words[CUBIC_TUN_COUNT + 2], preset_word[80], err[256];
 	struct cubic_tunables t;
 	struct instance in;
-	int nwords = 0, rc, lock;
+	int nwords = 0, nargs, rc, lock;
 	bool allowed;
 
-	for (int i = 1; i < argc; i++) {
-		bool optional = false;
-
-		if (is_help(argv[i])) {
-			usage();
-			return EXIT_OK;
-		}
-		if (opt_value(argc, argv, &i, "--name", &name)) {
-			if (!name)
-				return EXIT_USAGE;
-			continue;
-		}
-		if (opt_value(argc, argv, &i, "--preset", &preset)) {
-			if (!preset)
-				return EXIT_USAGE;
-			continue;
-		}
-		if (opt_value(argc, argv, &i, "--datapath", &dpath)) {
-			int v;
-
-			if (!dpath)
-				return EXIT_USAGE;
-			v = datapath_parse(dpath);
-			if (v < 0) {
-				char names[64];
-
-				errmsg("--datapath: '%s' is not one of: %s", dpath,
-				       datapath_names(", ", names, sizeof(names)));
+	rc = opts_parse(&cmd_load_def, argc, argv, &o, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? EXIT_OK : rc;
+	name = o.name;
+	config = o.config ?: o.config_optional;
+	/* datapath=DATAPATH: as in a config file; the others are tunables' words */
+	for (int i = 0; i < nargs; i++) {
+		if (!strncmp(argv[i], "datapath=", 9)) {
+			if (o.datapath >= 0) {
+				errmsg("%s: the datapath is given twice (--datapath, datapath=)",
+				       argv[i]);
 				return EXIT_USAGE;
 			}
-			dp = (enum datapath)v;
-			continue;
-		}
-		if (opt_value(argc, argv, &i, "--config", &file) ||
-		    (optional = opt_value(argc, argv, &i, "--config-optional", &file))) {
-			if (!file)
-				return EXIT_USAGE;
-			if (!*file) {
-				errmsg("--config: empty file name");
+			if (parse_datapath(argv[i] + 9, &o.datapath, err, sizeof(err))) {
+				errmsg("datapath: %s", err);
 				return EXIT_USAGE;
 			}
-			if (config) {
-				errmsg("one --config or --config-optional FILE, not two");
-				return EXIT_USAGE;
-			}
-			config = file;
-			config_optional = optional;
 			continue;
-		}
-		if (opt_value(argc, argv, &i, "--ring-size", &ring)) {
-			if (!ring)
-				return EXIT_USAGE;
-			if (parse_ring_size(ring, &ring_size))
-				return EXIT_USAGE;
-			continue;
-		}
-		if (argv[i][0] == '-') {
-			errmsg("unknown option '%s'", argv[i]);
-			return EXIT_USAGE;
 		}
 		if (nwords >= CUBIC_TUN_COUNT + 1) {
-			errmsg("too many KEY=VALUE words");
+			errmsg("'%s': too many KEY=VALUE words (a key may come once)", argv[i]);
 			return EXIT_USAGE;
 		}
 		words[nwords++] = argv[i];
 	}
+	if (o.datapath >= 0)
+		dp = (enum datapath)o.datapath;
 	rc = check_instance_name(name);
 	if (rc)
 		return rc;
@@ -190,10 +211,10 @@ int cmd_load(int argc, char **argv)
 	cubic_tunables_defaults(&t);
 	/* the file first: the command line's words apply on top of it */
 	if (config) {
-		switch (read_config(config, config_optional, &conf)) {
+		switch (read_config(config, !!o.config_optional, &conf)) {
 		case 0:
 			t = conf.t;
-			if (!dpath && conf.datapath >= 0)
+			if (o.datapath < 0 && conf.datapath >= 0)
 				dp = (enum datapath)conf.datapath;
 			config_read = true;
 			break;
@@ -204,8 +225,8 @@ int cmd_load(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (preset) {
-		snprintf(preset_word, sizeof(preset_word), "preset=%s", preset);
+	if (o.preset) {
+		snprintf(preset_word, sizeof(preset_word), "preset=%s", o.preset);
 		words[nwords++] = preset_word;
 	}
 	if (tun_apply_args(nwords, words, &t, err, sizeof(err))) {
@@ -217,14 +238,9 @@ int cmd_load(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	rc = require_root();
-	rc = rc ?: require_btf();
-	rc = rc ?: require_bpffs();
+	rc = require_env_locked(name, &lock);
 	if (rc)
 		return rc;
-	lock = lock_pin_root();
-	if (lock < 0)
-		return EXIT_FAIL;
 
 	if (!instance_open(&in, name)) {
 		enum instance_state st = instance_state(&in);
@@ -262,13 +278,12 @@ int cmd_load(int argc, char **argv)
 		rc = EXIT_FAIL;
 		goto out;
 	}
-	if (t.hystart == CUBIC_HYSTART_PREDICT && dp == DATAPATH_FAST &&
-	    kstate_cong_control_args() == 2) {
-		errmsg(PREDICT_NEEDS_610);
+	if (rule_refused(dp, t.hystart, err, sizeof(err))) {
+		errmsg("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}
-	if (instance_load(name, &t, ring_size, dp)) {
+	if (instance_load(name, &t, o.ring_size, dp)) {
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -287,10 +302,7 @@ int cmd_load(int argc, char **argv)
 		json_bool(j, "allowed", allowed);
 		json_str(j, "datapath", datapath_str(dp));
 		json_str(j, "pins", in.dir);
-		if (config_read)
-			json_str(j, "config", config);
-		else
-			json_null(j, "config");
+		json_str_or_null(j, "config", config_read ? config : NULL);
 		json_obj_close(j);
 		json_end(j);
 	} else {

@@ -12,25 +12,54 @@
 #include "cubicctl.h"
 #include "tunables.h"
 
-static void set_usage(void)
+struct name_opts {
+	const char *name;
+};
+
+static const struct opt name_opts[] = {
+	OPT_NAME(struct name_opts, name),
+	OPT_END
+};
+
+static void set_describe(FILE *f)
 {
-	fprintf(stderr,
-		"usage: cubicctl set [--name NAME] KEY=VALUE... | preset=PRESET [KEY=VALUE...]\n"
+	fprintf(f,
 		"Changes tunables of a loaded instance, live: every flow uses them from its next\n"
-		"ACK. All words are checked first; on any error nothing changes (exit %d).\n"
-		"'cubicctl help' lists the keys, their ranges and the presets. An instance\n"
-		"loaded with another ABI version is refused (exit %d): reload it.\n",
+		"ACK. A word is KEY=VALUE, KEY=default (the table's default) or preset=PRESET\n"
+		"(a whole set; the keys apply on top of it). All words are checked first; on\n"
+		"any error nothing changes (exit %d). 'cubicctl help' lists the keys, their\n"
+		"ranges, the rules and the presets. The datapath is chosen at load only. An\n"
+		"instance loaded with another ABI version is refused (exit %d): reload it.\n",
 		EXIT_USAGE, EXIT_FAIL);
 }
 
-static void get_usage(void)
+static void get_describe(FILE *f)
 {
-	fprintf(stderr,
-		"usage: cubicctl get [--name NAME] [KEY...] [--json]\n"
+	fprintf(f,
 		"Prints the tunables in force (all, or the KEYs given). An instance loaded\n"
 		"with another ABI version is refused (exit %d): reload it.\n",
 		EXIT_FAIL);
 }
+
+const struct command cmd_set_def = {
+	.name = "set",
+	.run = cmd_set,
+	.opts = name_opts,
+	.args = "KEY=VALUE...",
+	.max_args = -1,
+	.summary = "change tunables live (preset=PRESET is a whole set)",
+	.describe = set_describe,
+};
+
+const struct command cmd_get_def = {
+	.name = "get",
+	.run = cmd_get,
+	.opts = name_opts,
+	.args = "[KEY...]",
+	.max_args = -1,
+	.summary = "the tunables in force",
+	.describe = get_describe,
+};
 
 static void print_value(int id, __u32 v)
 {
@@ -44,49 +73,38 @@ static void print_value(int id, __u32 v)
 
 int cmd_set(int argc, char **argv)
 {
-	const char *name = CUBIC_DEFAULT_NAME;
+	struct name_opts o = { .name = CUBIC_DEFAULT_NAME };
+	const char *name;
 	struct cubic_tunables before, after;
-	char *words[64], err[256];
+	char err[256];
 	struct instance in;
-	int nwords = 0, rc, lock;
+	int nwords, rc, lock;
 	__u32 zero = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
-			set_usage();
-			return EXIT_OK;
-		}
-		if (opt_value(argc, argv, &i, "--name", &name)) {
-			if (!name)
-				return EXIT_USAGE;
-			continue;
-		}
-		if (argv[i][0] == '-') {
-			errmsg("unknown option '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
-		if (nwords >= (int)(sizeof(words) / sizeof(words[0]))) {
-			errmsg("too many KEY=VALUE words");
-			return EXIT_USAGE;
-		}
-		words[nwords++] = argv[i];
-	}
+	rc = opts_parse(&cmd_set_def, argc, argv, &o, &nwords);
+	if (rc)
+		return rc == OPTS_HELP ? EXIT_OK : rc;
+	name = o.name;
 	if (!nwords) {
-		errmsg("nothing to set: give KEY=VALUE or preset=NAME (see 'cubicctl help')");
+		errmsg("nothing to set: give KEY=VALUE or preset=NAME (see 'cubicctl set --help')");
 		return EXIT_USAGE;
+	}
+	for (int i = 0; i < nwords; i++) {
+		if (!strncmp(argv[i], "datapath=", 9)) {
+			errmsg("%s: the datapath is chosen at load ('cubicctl unload --name %s', then "
+			       "'cubicctl load --name %s %s')", argv[i], name, name, argv[i]);
+			return EXIT_USAGE;
+		}
 	}
 	/* Bad input is refused before anything is touched, loaded or not. */
 	cubic_tunables_defaults(&after);
-	if (tun_apply_args(nwords, words, &after, err, sizeof(err))) {
+	if (tun_apply_args(nwords, argv, &after, err, sizeof(err))) {
 		errmsg("%s", err);
 		return EXIT_USAGE;
 	}
-	rc = require_env(name);
+	rc = require_env_locked(name, &lock);
 	if (rc)
 		return rc;
-	lock = lock_pin_root();
-	if (lock < 0)
-		return EXIT_FAIL;
 	rc = instance_open_loaded(&in, name);
 	if (rc)
 		goto out;
@@ -96,16 +114,20 @@ int cmd_set(int argc, char **argv)
 		goto out_close;
 	}
 	after = before;
-	if (tun_apply_args(nwords, words, &after, err, sizeof(err))) {
+	if (tun_apply_args(nwords, argv, &after, err, sizeof(err))) {
 		errmsg("%s", err);
 		rc = EXIT_USAGE;
 		goto out_close;
 	}
-	if (after.hystart == CUBIC_HYSTART_PREDICT && before.hystart != CUBIC_HYSTART_PREDICT &&
-	    instance_datapath(&in) == DATAPATH_FAST && kstate_cong_control_args() == 2) {
-		errmsg(PREDICT_NEEDS_610);
-		rc = EXIT_FAIL;
-		goto out_close;
+	if (after.hystart != before.hystart) {
+		const char *why =
+			rule_refused(instance_datapath(&in), after.hystart, err, sizeof(err));
+
+		if (why) {
+			errmsg("%s", why);
+			rc = EXIT_FAIL;
+			goto out_close;
+		}
 	}
 	if (bpf_map_update_elem(in.tunables_fd, &zero, &after, 0)) {
 		errmsg("can't write the tunables of %s", name);
@@ -156,31 +178,29 @@ out:
 
 int cmd_get(int argc, char **argv)
 {
-	const char *name = CUBIC_DEFAULT_NAME;
+	struct name_opts o = { .name = CUBIC_DEFAULT_NAME };
+	const char *name;
 	bool want[CUBIC_TUN_COUNT] = { false };
 	struct cubic_tunables t;
 	struct instance in;
-	int nkeys = 0, rc;
+	int nkeys, rc;
 
-	for (int i = 1; i < argc; i++) {
-		int id;
+	rc = opts_parse(&cmd_get_def, argc, argv, &o, &nkeys);
+	if (rc)
+		return rc == OPTS_HELP ? EXIT_OK : rc;
+	name = o.name;
+	for (int i = 0; i < nkeys; i++) {
+		int id = tun_lookup(argv[i]);
 
-		if (is_help(argv[i])) {
-			get_usage();
-			return EXIT_OK;
-		}
-		if (opt_value(argc, argv, &i, "--name", &name)) {
-			if (!name)
-				return EXIT_USAGE;
-			continue;
-		}
-		id = tun_lookup(argv[i]);
 		if (id < 0) {
-			errmsg("unknown key '%s' (see 'cubicctl help' for the keys)", argv[i]);
+			errmsg("'%s': unknown key (see 'cubicctl help' for the keys)", argv[i]);
+			return EXIT_USAGE;
+		}
+		if (want[id]) {
+			errmsg("'%s': given twice", argv[i]);
 			return EXIT_USAGE;
 		}
 		want[id] = true;
-		nkeys++;
 	}
 	rc = require_env(name);
 	if (rc)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cubicctl status [--name NAME] [--json | --prometheus] */
+/* cubicctl status [--name NAME] [--prometheus] */
 #include <stdlib.h>
 #include <string.h>
 #include "cubicctl.h"
@@ -9,19 +9,38 @@
 
 #define MAX_INSTANCES 64
 
-static void usage(void)
+struct status_opts {
+	const char *name;
+	bool prometheus;
+};
+
+static const struct opt status_opts[] = {
+	OPT_STR("name", "NAME", struct status_opts, name, "only this instance"),
+	OPT_FLAG("prometheus", struct status_opts, prometheus,
+		 "the Prometheus text format, for node_exporter's textfile collector"),
+	OPT_END
+};
+
+static void describe(FILE *f)
 {
-	fprintf(stderr,
-		"usage: cubicctl status [--name NAME] [--json | --prometheus]\n"
-		"Lists loaded instances: whether the kernel has them registered, an estimate of\n"
-		"the sockets using each, counters and the tunables in force. Exits %d if none\n"
-		"(or not NAME) is loaded.\n"
-		"  --prometheus  the same in the Prometheus text format, for node_exporter's\n"
-		"                textfile collector: families bpf_cubic_*, labelled name=\"NAME\";\n"
-		"                bpf_cubic_up is 0 for an instance that is not registered (or\n"
-		"                NAME, not loaded: printed too, with exit %d)\n",
+	fprintf(f,
+		"Lists loaded instances: whether the kernel has them registered, the slow-start\n"
+		"rule in force, an estimate of the sockets using each, counters and the\n"
+		"tunables that differ from the rule's preset. Exits %d if none (or not NAME)\n"
+		"is loaded. --prometheus writes families bpf_cubic_*, labelled name=\"NAME\";\n"
+		"bpf_cubic_up is 0 for an instance that is not registered (or NAME, not\n"
+		"loaded: printed too, with exit %d).\n",
 		EXIT_NOT_LOADED, EXIT_NOT_LOADED);
 }
+
+const struct command cmd_status_def = {
+	.name = "status",
+	.run = cmd_status,
+	.opts = status_opts,
+	.max_args = 0,
+	.summary = "instances, rules, sockets, counters, tunables",
+	.describe = describe,
+};
 
 static double mean(__u64 sum, __u64 n)
 {
@@ -60,6 +79,71 @@ static void print_exit_lines(const struct cubic_counters *c, __u32 hystart)
 	}
 }
 
+/*
+ * The preset of rule r nearest to t (the fewest keys differ) into *p; the
+ * number of keys that differ.
+ */
+static int nearest_preset(const struct cubic_tunables *t, const struct rule_desc *r,
+			  const struct rule_preset **best, struct cubic_tunables *base)
+{
+	int least = CUBIC_TUN_COUNT + 1;
+	char err[160];
+
+	*best = NULL;
+	for (const struct rule_preset *p = r ? r->presets : NULL; p && p->name; p++) {
+		struct cubic_tunables pt;
+		int n = 0;
+
+		if (tun_preset_values(r, p, &pt, err, sizeof(err)))
+			continue;
+		for (int i = 0; i < CUBIC_TUN_COUNT; i++)
+			n += tun_get(&pt, i) != tun_get(t, i);
+		if (n < least) {
+			least = n;
+			*best = p;
+			*base = pt;
+		}
+	}
+	return least;
+}
+
+/* "  rule      linux (hystart=1): Linux HyStart: ..." */
+static void print_rule(const struct cubic_tunables *t)
+{
+	__u32 v = tun_get(t, CUBIC_TUN_hystart);
+	const struct rule_desc *r = rule_of(v);
+
+	if (r)
+		printf("  rule      %s (hystart=%u): %s\n", r->name, v, r->help);
+	else
+		printf("  rule      hystart=%u, which this cubicctl does not know\n", v);
+}
+
+/* The tunables as the rule's nearest preset and what differs from it. */
+static void print_tunables(const struct cubic_tunables *t)
+{
+	const struct rule_desc *r = rule_of(tun_get(t, CUBIC_TUN_hystart));
+	const struct rule_preset *p;
+	struct cubic_tunables base;
+	int n = nearest_preset(t, r, &p, &base);
+
+	if (!p) {
+		printf("  tunables ");
+		for (int i = 0; i < CUBIC_TUN_COUNT; i++)
+			printf(" %s=%u", tun_table[i].name, tun_get(t, i));
+		printf("\n");
+		return;
+	}
+	printf("  tunables  preset %s", p->name);
+	if (n) {
+		printf(", but");
+		for (int i = 0; i < CUBIC_TUN_COUNT; i++)
+			if (tun_get(t, i) != tun_get(&base, i))
+				printf(" %s=%u", tun_table[i].name, tun_get(t, i));
+	}
+	printf(" ('cubicctl get' lists them all)\n");
+}
+
 static void print_text(const struct instance *in, enum instance_state st,
 		       const struct cubic_counters *c, const struct cubic_tunables *t)
 {
@@ -84,6 +168,7 @@ static void print_text(const struct instance *in, enum instance_state st,
 		       in->abi_version, CUBIC_ABI_VERSION, in->name, in->name);
 		return;
 	}
+	print_rule(t);
 	printf("  datapath  %s\n", datapath_str(instance_datapath(in)));
 	printf("  abi       %u\n", in->abi_version);
 	printf("  sockets   %llu (estimate: flows initialised minus released)\n",
@@ -95,22 +180,19 @@ static void print_text(const struct instance *in, enum instance_state st,
 	printf("  records   %llu written, %llu dropped (ring full)\n",
 	       (unsigned long long)c->c[CUBIC_CNT_EVENTS],
 	       (unsigned long long)c->c[CUBIC_CNT_EVENT_DROPS]);
-	if (c->c[CUBIC_CNT_SEARCH_NO_STORAGE] ||
-	    tun_get(t, CUBIC_TUN_hystart) == CUBIC_HYSTART_SEARCH)
-		printf("  search    %llu flows without socket storage (Linux HyStart decided for "
-		       "them)\n",
-		       (unsigned long long)c->c[CUBIC_CNT_SEARCH_NO_STORAGE]);
-	if (c->c[CUBIC_CNT_PREDICT_NO_STORAGE] ||
-	    tun_get(t, CUBIC_TUN_hystart) == CUBIC_HYSTART_PREDICT)
-		printf("  predict   %llu flows without socket storage (Linux HyStart decided for "
-		       "them)\n",
-		       (unsigned long long)c->c[CUBIC_CNT_PREDICT_NO_STORAGE]);
+	/* each rule that keeps socket storage: the flows that had none (rules' storage) */
+	for (int i = 0; i < RULE_COUNT; i++) {
+		const struct rule_desc *r = &rules[i];
+
+		if (r->storage_counter >= 0 &&
+		    (c->c[r->storage_counter] || tun_get(t, CUBIC_TUN_hystart) == r->value))
+			printf("  %-9s %llu flows without socket storage (Linux HyStart decided for "
+			       "them)\n",
+			       r->name, (unsigned long long)c->c[r->storage_counter]);
+	}
 	printf("  repaired  %llu impossible cwnd/ssthresh values replaced (docs/IMPOSSIBLE_WINDOWS.md)\n",
 	       (unsigned long long)c->c[CUBIC_CNT_REPAIRED]);
-	printf("  tunables ");
-	for (int i = 0; i < CUBIC_TUN_COUNT; i++)
-		printf(" %s=%u", tun_table[i].name, tun_get(t, i));
-	printf("\n");
+	print_tunables(t);
 }
 
 static void print_json(struct json *j, const struct instance *in, enum instance_state st,
@@ -138,6 +220,16 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 		for (int i = 0; i < CUBIC_TUN_COUNT; i++)
 			json_u64(j, tun_table[i].name, tun_get(t, i));
 		json_obj_close(j);
+		{
+			const struct rule_desc *r = rule_of(tun_get(t, CUBIC_TUN_hystart));
+			const struct rule_preset *p;
+			struct cubic_tunables base;
+			int n = nearest_preset(t, r, &p, &base);
+
+			json_str_or_null(j, "rule", r ? r->name : NULL);
+			/* the preset the tunables are exactly, or null */
+			json_str_or_null(j, "preset", p && !n ? p->name : NULL);
+		}
 	}
 	json_obj_close(j);
 }
@@ -147,29 +239,16 @@ int cmd_status(int argc, char **argv)
 	char names[MAX_INSTANCES][CUBIC_NAME_MAX];
 	static struct prom_instance prom[MAX_INSTANCES];
 	const char *name = NULL;
+	struct status_opts o = { .name = NULL };
 	struct json *j = NULL;
-	bool prometheus = false;
-	int n, rc, shown = 0, np = 0;
+	int n, rc, shown = 0, np = 0, nargs;
 
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
-			usage();
-			return EXIT_OK;
-		}
-		if (opt_value(argc, argv, &i, "--name", &name)) {
-			if (!name)
-				return EXIT_USAGE;
-			continue;
-		}
-		if (!strcmp(argv[i], "--prometheus")) {
-			prometheus = true;
-			continue;
-		}
-		errmsg("unknown argument '%s'", argv[i]);
-		return EXIT_USAGE;
-	}
-	if (prometheus && g_opts.json) {
-		errmsg("--prometheus and --json are two output formats: choose one");
+	rc = opts_parse(&cmd_status_def, argc, argv, &o, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? EXIT_OK : rc;
+	name = o.name;
+	if (o.prometheus && g_opts.json) {
+		errmsg("--prometheus: not together with --json (two output formats: choose one)");
 		return EXIT_USAGE;
 	}
 	rc = require_env(name);
@@ -198,7 +277,7 @@ int cmd_status(int argc, char **argv)
 		st = instance_state(&in);
 		instance_read_counters(&in, &c);
 		instance_read_tunables(&in, &t);
-		if (prometheus) {
+		if (o.prometheus) {
 			struct prom_instance *p = &prom[np++];
 
 			p->name = strdup(in.name);
@@ -219,7 +298,7 @@ int cmd_status(int argc, char **argv)
 		json_obj_close(j);
 		json_end(j);
 	}
-	if (prometheus) {
+	if (o.prometheus) {
 		/* NAME not loaded is a sample too: bpf_cubic_up 0 */
 		if (name && !shown)
 			prom[np++] = (struct prom_instance){ .name = strdup(name) };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cubicctl trace [--name NAME] [--json] [--count N] [--duration SECONDS]
- *                [--port P] [--addr A]
+ * cubicctl trace [--name NAME] [--count N] [--duration SECONDS] [--port P]
+ *                [--addr A]
  *
  * Streams the instance's slow-start exit records from its ring buffer, one
  * line per record, flushed as it arrives. The ring has one consumer, so a
@@ -33,24 +33,113 @@ struct trace {
 	long long mono_to_real_ns;
 	struct json *j;
 	bool header_done;
+	bool write_failed; /* stdout refused a record: stop */
 };
 
-static void usage(void)
+struct trace_opts {
+	const char *name;
+	long long count;
+	double duration;
+	int port;
+	int family;
+	unsigned char addr[16];
+};
+
+static int parse_count(const char *s, void *field, char *err, size_t errlen)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || s[0] == '+') {
+		snprintf(err, errlen, "'%s' is not a positive whole number", s);
+		return -1;
+	}
+	*(long long *)field = v;
+	return 0;
+}
+
+static int parse_duration(const char *s, void *field, char *err, size_t errlen)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || !isfinite(v) || s[0] == '+') {
+		snprintf(err, errlen, "'%s' is not a positive number of seconds", s);
+		return -1;
+	}
+	*(double *)field = v;
+	return 0;
+}
+
+static int parse_port(const char *s, void *field, char *err, size_t errlen)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < 0 || v > 65535 || s[0] == '+' || s[0] == '-') {
+		snprintf(err, errlen, "'%s' is not a port number (0..65535)", s);
+		return -1;
+	}
+	*(int *)field = (int)v;
+	return 0;
+}
+
+/* field: the family, followed by the address (struct trace_opts) */
+static int parse_addr(const char *s, void *field, char *err, size_t errlen)
+{
+	struct trace_opts *o =
+		(struct trace_opts *)((char *)field - offsetof(struct trace_opts, family));
+
+	if (inet_pton(AF_INET, s, o->addr) == 1) {
+		o->family = AF_INET;
+	} else if (inet_pton(AF_INET6, s, o->addr) == 1) {
+		o->family = AF_INET6;
+	} else {
+		snprintf(err, errlen, "'%s' is not an IPv4 or IPv6 address", s);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct opt trace_opts[] = {
+	OPT_NAME(struct trace_opts, name),
+	OPT_PARSED("count", "N", struct trace_opts, count, parse_count, "stop after N records"),
+	OPT_PARSED("duration", "SECONDS", struct trace_opts, duration, parse_duration,
+		   "stop after SECONDS"),
+	OPT_PARSED("port", "P", struct trace_opts, port, parse_port,
+		   "only flows whose local or remote port is P"),
+	OPT_PARSED("addr", "A", struct trace_opts, family, parse_addr,
+		   "only flows whose local or remote address is A (IPv4 or IPv6)"),
+	OPT_END
+};
+
+static void describe(FILE *f)
 {
 	char reasons[256];
 
-	fprintf(stderr,
-		"usage: cubicctl trace [--name NAME] [--json] [--count N] [--duration SECONDS]\n"
-		"                      [--port P] [--addr A]\n"
+	fprintf(f,
 		"Shows each slow-start exit of the instance's flows as it happens: why slow start\n"
 		"ended (%s), cwnd,\n"
-		"ssthresh, delay_min, the round's minimum RTT\n"
-		"and the threshold crossed. --json prints one object per line. --port and --addr\n"
-		"keep flows with that local or remote port / address. Ends on SIGINT or SIGTERM,\n"
-		"after N records or SECONDS, or when the instance is unloaded (exit 0). An\n"
-		"instance loaded with another ABI version is refused (exit %d): reload it.\n",
-		reasons_help(reasons, sizeof(reasons)), EXIT_FAIL);
+		"ssthresh, delay_min, the round's minimum RTT and the threshold crossed; with\n"
+		"--json one object per line. Ends on SIGINT or SIGTERM, after N records or\n"
+		"SECONDS, or when the instance is unloaded (exit 0); when its output can't be\n"
+		"written (exit %d). An instance loaded with another ABI version is refused\n"
+		"(exit %d): reload it.\n",
+		reasons_help(reasons, sizeof(reasons)), EXIT_FAIL, EXIT_FAIL);
 }
+
+const struct command cmd_trace_def = {
+	.name = "trace",
+	.run = cmd_trace,
+	.opts = trace_opts,
+	.max_args = 0,
+	.summary = "live slow-start exits",
+	.describe = describe,
+};
 
 static void on_signal(int sig)
 {
@@ -223,6 +312,7 @@ static void print_text(struct trace *tr, const struct cubic_event *e)
 	time_t sec = (time_t)(real / 1000000000LL);
 	__u32 thresh, value;
 	struct tm tm;
+	size_t off;
 
 	if (!tr->header_done) {
 		printf("%-12s %-44s %-15s %7s %8s %8s %8s %9s %8s  %s\n", "TIME", "FLOW", "REASON",
@@ -236,13 +326,16 @@ static void print_text(struct trace *tr, const struct cubic_event *e)
 	addr_str(e, e->daddr, e->dport, dst, sizeof(dst));
 	snprintf(flow, sizeof(flow), "%s > %s", src, dst);
 	decided_by(e, &thresh, &value);
-	snprintf(ctx, sizeof(ctx), "%s%s%s%s%s%s",
-		 e->flags & CUBIC_EV_CWND_LIMITED ? " cwnd-limited" : "",
-		 e->flags & CUBIC_EV_RWND_LIMITED ? " rwnd-limited" : "",
-		 e->flags & CUBIC_EV_PACED ? " paced" : "",
-		 e->flags & CUBIC_EV_INITIAL ? "" : " after-loss",
-		 e->flags & CUBIC_EV_SEARCH_NO_STORAGE ? " search-no-storage" : "",
-		 e->flags & CUBIC_EV_PREDICT_NO_STORAGE ? " predict-no-storage" : "");
+	off = (size_t)snprintf(ctx, sizeof(ctx), "%s%s%s%s",
+			       e->flags & CUBIC_EV_CWND_LIMITED ? " cwnd-limited" : "",
+			       e->flags & CUBIC_EV_RWND_LIMITED ? " rwnd-limited" : "",
+			       e->flags & CUBIC_EV_PACED ? " paced" : "",
+			       e->flags & CUBIC_EV_INITIAL ? "" : " after-loss");
+	/* "search-no-storage": a rule's flow without socket storage (the rules' storage) */
+	for (int i = 0; i < RULE_COUNT && off < sizeof(ctx); i++)
+		if (rules[i].storage_flag && (e->flags & rules[i].storage_flag))
+			off += (size_t)snprintf(ctx + off, sizeof(ctx) - off, " %s-no-storage",
+						rules[i].name);
 	search_str(e, sch, sizeof(sch));
 	predict_str(e, prd, sizeof(prd));
 	printf("%-12s %-44s %-15s %7u %8u %8s %8s ", when, flow,
@@ -271,39 +364,13 @@ static int on_event(void *ctx, void *data, size_t size)
 		print_json(tr, e);
 	else
 		print_text(tr, e);
+	if (ferror(stdout)) {
+		tr->write_failed = true;
+		return -EIO; /* stdout_ok() says why */
+	}
 	tr->shown++;
 	/* stop consuming here: later records stay in the ring */
 	return tr->max_count && tr->shown >= tr->max_count ? -ECANCELED : 0;
-}
-
-static bool parse_count(const char *s, long long *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || s[0] == '+') {
-		errmsg("--count: '%s' is not a positive whole number", s);
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
-static bool parse_duration(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || !isfinite(v) || s[0] == '+') {
-		errmsg("--duration: '%s' is not a positive number of seconds", s);
-		return false;
-	}
-	*out = v;
-	return true;
 }
 
 static double now_s(clockid_t clk)
@@ -316,62 +383,26 @@ static double now_s(clockid_t clk)
 
 int cmd_trace(int argc, char **argv)
 {
-	struct trace tr = { .name = CUBIC_DEFAULT_NAME, .port = -1 };
-	const char *count = NULL, *duration = NULL, *port = NULL, *addr = NULL;
+	struct trace_opts o = { .name = CUBIC_DEFAULT_NAME, .port = -1 };
+	struct trace tr = { .port = -1 };
 	struct cubic_counters c0 = {}, c1 = {};
 	struct ring_buffer *rb = NULL;
 	struct sigaction sa = {};
 	struct instance in;
-	double limit_s = 0, start, last_check;
+	double limit_s, start, last_check;
 	struct timespec mono, real;
-	int rc, lock_fd = -1, err;
+	int rc, lock_fd = -1, err, nargs;
 	bool unloaded = false;
 
-	for (int i = 1; i < argc; i++) {
-		const char **slots[] = { &tr.name, &count, &duration, &port, &addr };
-		const char *opts[] = { "--name", "--count", "--duration", "--port", "--addr" };
-		bool matched = false;
-
-		if (is_help(argv[i])) {
-			usage();
-			return EXIT_OK;
-		}
-		for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]) && !matched; k++) {
-			if (opt_value(argc, argv, &i, opts[k], slots[k])) {
-				if (!*slots[k])
-					return EXIT_USAGE;
-				matched = true;
-			}
-		}
-		if (!matched) {
-			errmsg("unknown argument '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
-	if (count && !parse_count(count, &tr.max_count))
-		return EXIT_USAGE;
-	if (duration && !parse_duration(duration, &limit_s))
-		return EXIT_USAGE;
-	if (port) {
-		char *end;
-		long v = strtol(port, &end, 10);
-
-		if (!*port || *end || v < 0 || v > 65535 || port[0] == '+' || port[0] == '-') {
-			errmsg("--port: '%s' is not a port number (0..65535)", port);
-			return EXIT_USAGE;
-		}
-		tr.port = (int)v;
-	}
-	if (addr) {
-		if (inet_pton(AF_INET, addr, tr.addr) == 1) {
-			tr.addr_family = AF_INET;
-		} else if (inet_pton(AF_INET6, addr, tr.addr) == 1) {
-			tr.addr_family = AF_INET6;
-		} else {
-			errmsg("--addr: '%s' is not an IPv4 or IPv6 address", addr);
-			return EXIT_USAGE;
-		}
-	}
+	rc = opts_parse(&cmd_trace_def, argc, argv, &o, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? EXIT_OK : rc;
+	tr.name = o.name;
+	tr.max_count = o.count;
+	tr.port = o.port;
+	tr.addr_family = o.family;
+	memcpy(tr.addr, o.addr, sizeof(tr.addr));
+	limit_s = o.duration;
 	rc = require_env(tr.name);
 	if (rc)
 		return rc;
@@ -420,6 +451,10 @@ int cmd_trace(int argc, char **argv)
 		err = ring_buffer__poll(rb, 100);
 		if (err == -ECANCELED)
 			break; /* --count reached */
+		if (tr.write_failed) {
+			rc = EXIT_FAIL; /* main's stdout_ok() says why */
+			goto out;
+		}
 		if (err < 0 && err != -EINTR) {
 			errmsg("reading the events ring failed: %s", strerror(-err));
 			rc = EXIT_FAIL;

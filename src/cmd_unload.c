@@ -5,21 +5,39 @@
 #include <unistd.h>
 #include "cubicctl.h"
 
-#define FALLBACK_CA "cubic"
-/* Outside the initial netns only allowed algorithms may be the default. */
-#define FALLBACK_CA_NETNS "reno"
+struct unload_opts {
+	const char *name;
+	bool force;
+};
 
-static void usage(void)
+static const struct opt unload_opts[] = {
+	OPT_NAME(struct unload_opts, name),
+	OPT_FLAG("force", struct unload_opts, force,
+		 "unload it even while it is the default: make cubic (or reno) the default first"),
+	OPT_END
+};
+
+static void describe(FILE *f)
 {
-	fprintf(stderr,
-		"usage: cubicctl unload [--name NAME] [--force]\n"
+	fprintf(f,
 		"Unregisters the instance and removes its pins. Refuses while it is the system\n"
 		"default (net.ipv4.tcp_congestion_control) unless --force, which first sets the\n"
-		"default back to '%s'. Sockets already using it keep it until they close.\n"
-		"It unregisters only a bpf_cubic struct_ops map registered under exactly NAME\n"
-		"(read through the kernel's BTF), and leaves anything else alone.\n",
-		FALLBACK_CA);
+		"default to 'cubic', or to 'reno' where cubic may not be the default (in a\n"
+		"network namespace other than the host's, only an algorithm of\n"
+		"net.ipv4.tcp_allowed_congestion_control may be; reno always is). Sockets\n"
+		"already using it keep it until they close. It unregisters only a bpf_cubic\n"
+		"struct_ops map registered under exactly NAME (read through the kernel's BTF),\n"
+		"and leaves anything else alone.\n");
 }
+
+const struct command cmd_unload_def = {
+	.name = "unload",
+	.run = cmd_unload,
+	.opts = unload_opts,
+	.max_args = 0,
+	.summary = "unregister it, remove its pins",
+	.describe = describe,
+};
 
 /* No pins: a registration of ours whose pins were lost can still be found by id. */
 static int unload_unpinned(const char *name)
@@ -49,36 +67,20 @@ static int unload_unpinned(const char *name)
 
 int cmd_unload(int argc, char **argv)
 {
-	const char *name = CUBIC_DEFAULT_NAME;
+	struct unload_opts o = { .name = CUBIC_DEFAULT_NAME };
+	const char *name, *fallback;
 	char def[64] = "";
 	struct instance in;
 	enum instance_state st;
-	bool force = false;
-	int rc, lock, err;
+	int rc, lock, err, nargs;
 
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
-			usage();
-			return EXIT_OK;
-		}
-		if (opt_value(argc, argv, &i, "--name", &name)) {
-			if (!name)
-				return EXIT_USAGE;
-			continue;
-		}
-		if (!strcmp(argv[i], "--force")) {
-			force = true;
-			continue;
-		}
-		errmsg("unknown argument '%s'", argv[i]);
-		return EXIT_USAGE;
-	}
-	rc = require_env(name);
+	rc = opts_parse(&cmd_unload_def, argc, argv, &o, &nargs);
+	if (rc)
+		return rc == OPTS_HELP ? EXIT_OK : rc;
+	name = o.name;
+	rc = require_env_locked(name, &lock);
 	if (rc)
 		return rc;
-	lock = lock_pin_root();
-	if (lock < 0)
-		return EXIT_FAIL;
 
 	if (instance_open(&in, name)) {
 		rc = unload_unpinned(name);
@@ -91,27 +93,23 @@ int cmd_unload(int argc, char **argv)
 		goto out_close;
 	}
 	if (st == INST_REGISTERED && !read_default_ca(def, sizeof(def)) && !strcmp(def, name)) {
-		if (!force) {
+		/* one choice, said and done alike */
+		fallback = fallback_default_ca();
+		if (!o.force) {
 			errmsg("%s is the system default congestion control "
 			       "(net.ipv4.tcp_congestion_control); set another default first, or "
-			       "use --force to set it back to %s", name, FALLBACK_CA);
+			       "use --force to set it to %s", name, fallback);
 			rc = EXIT_FAIL;
 			goto out_close;
 		}
-		const char *fallback = FALLBACK_CA;
-
 		err = write_default_ca(fallback);
-		if (err == -EPERM) {
-			fallback = FALLBACK_CA_NETNS;
-			err = write_default_ca(fallback);
-		}
 		if (err) {
-			errmsg("can't set net.ipv4.tcp_congestion_control to %s: %s", FALLBACK_CA,
+			errmsg("can't set net.ipv4.tcp_congestion_control to %s: %s", fallback,
 			       strerror(-err));
 			rc = EXIT_FAIL;
 			goto out_close;
 		}
-		note("net.ipv4.tcp_congestion_control was %s; set it back to %s", name, fallback);
+		note("net.ipv4.tcp_congestion_control was %s; set it to %s", name, fallback);
 	}
 	if (st == INST_REGISTERED) {
 		err = instance_unregister(in.ops_fd, name);

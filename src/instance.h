@@ -66,13 +66,12 @@ int instance_datapath(const struct instance *in);
 int kstate_cong_control_args(void);
 
 /*
- * hystart=predict on the fast datapath of a kernel whose .cong_control is
- * (sk, rs), before 6.10: the program would be too much for 6.1's verifier,
- * so the object leaves PREDICT out there (bpf/bpf_cubic.bpf.c predict_ok).
+ * Whether the rule of hystart value v can run on datapath dp of this kernel
+ * (the rules' fast_cc_args against the ops map this kernel gets): NULL if it
+ * can, else the sentence that refuses it, in buf. On 6.1's (sk, rs)
+ * .cong_control the object leaves PREDICT out (bpf/bpf_cubic.bpf.c predict_ok).
  */
-#define PREDICT_NEEDS_610                                                                          \
-	"hystart=predict needs Linux 6.10 or later on the fast datapath (this kernel's "           \
-	".cong_control is (sk, rs)); use --datapath exact"
+const char *rule_refused(int dp, __u32 v, char *buf, size_t len);
 
 /* objpatch.c */
 /*

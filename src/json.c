@@ -127,6 +127,14 @@ void json_null(struct json *j, const char *key)
 	fputs("null", j->f);
 }
 
+void json_str_or_null(struct json *j, const char *key, const char *val)
+{
+	if (val)
+		json_str(j, key, val);
+	else
+		json_null(j, key);
+}
+
 void json_end(struct json *j)
 {
 	fputc('\n', j->f);

@@ -29,6 +29,8 @@ void json_i64(struct json *j, const char *key, int64_t val);
 void json_double(struct json *j, const char *key, double val, int decimals);
 void json_bool(struct json *j, const char *key, bool val);
 void json_null(struct json *j, const char *key);
+/* val as a string, or null when val is NULL. */
+void json_str_or_null(struct json *j, const char *key, const char *val);
 /* Ends a top-level document with a newline and flushes. */
 void json_end(struct json *j);
 

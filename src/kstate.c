@@ -287,3 +287,13 @@ int instance_unregister(int ops_fd, const char *name)
 		return -ESRCH;
 	return bpf_map_delete_elem(ops_fd, &zero) ? -errno : 0;
 }
+
+const char *rule_refused(int dp, __u32 v, char *buf, size_t len)
+{
+	const struct rule_desc *r = rule_of(v);
+	int map = dp < 0 ? -1 : ops_map_for((enum datapath)dp, kstate_cong_control_args());
+
+	if (!r || map < 0 || rule_runs_on(r, map))
+		return NULL;
+	return rule_refusal(r, map, buf, len);
+}

@@ -27,15 +27,6 @@ static const char *trim(const char *s, size_t *len)
 	return s;
 }
 
-static void preset_list(char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (const struct tun_preset *p = tun_presets; p->name && off < len; p++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", p->name);
-}
-
 /* Checks one "key=value" line (already trimmed); why in why on error. */
 static int parse_line(const char *key, const char *val, unsigned lineno, unsigned *preset_line,
 		      char *preset, size_t preset_len, unsigned *dp_line, int *dp,
@@ -53,7 +44,7 @@ static int parse_line(const char *key, const char *val, unsigned lineno, unsigne
 			return -1;
 		}
 		if (strlen(val) >= preset_len || tun_preset(val, &tmp)) {
-			preset_list(list, sizeof(list));
+			preset_names(", ", list, sizeof(list));
 			snprintf(why, whylen, "unknown preset '%s' (known: %s)", val, list);
 			return -1;
 		}

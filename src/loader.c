@@ -87,14 +87,16 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 	/* the map whose .cong_control fits this kernel's prototype (its BTF) */
 	map = ops_map_for(dp, cc_args);
 	if (map < 0) {
+		char known[160];
+
 		if (cc_args < 0)
 			errmsg("the %s datapath needs to know tcp_congestion_ops.cong_control's "
 			       "prototype, which this kernel's BTF does not give; use --datapath exact",
 			       datapath_str(dp));
 		else
-			errmsg("the %s datapath knows tcp_congestion_ops.cong_control(sk, rs) "
-			       "(Linux 4.9 to 6.9) and (sk, ack, flag, rs) (6.10 on); this kernel's "
-			       "takes %d arguments; use --datapath exact", datapath_str(dp), cc_args);
+			errmsg("the %s datapath knows tcp_congestion_ops.cong_control%s; this "
+			       "kernel's takes %d arguments; use --datapath exact", datapath_str(dp),
+			       cc_protos_str(known, sizeof(known)), cc_args);
 		return -EOPNOTSUPP;
 	}
 	skel = calloc(1, sizeof(*skel));
@@ -128,9 +130,9 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 	 * Linux 6.10 gave .cong_control its 4 arguments and let BPF write
 	 * tp->snd_cwnd_stamp; before, the fast datapath keeps its own stamp.
 	 */
-	skel->rodata->own_cwnd_stamp = ops_maps[map].cc_args == 2;
+	skel->rodata->own_cwnd_stamp = ops_map_own_cwnd_stamp(map);
 	/* PREDICT's paths in (sk, rs)'s .cong_control are too much for 6.1's verifier */
-	skel->rodata->predict_ok = ops_maps[map].cc_args != 2;
+	skel->rodata->predict_ok = rule_runs_on(&rules[RULE_PREDICT], map);
 	ops = select_ops_map(skel, (enum ops_map)map);
 	if (!ops) {
 		err = -errno;

@@ -13,15 +13,27 @@ _Static_assert(sizeof(struct cubic_tunables) == CUBIC_TUN_COUNT * sizeof(__u32),
 
 static const struct tun_enum bool_names[] = { { "off", 0 }, { "on", 1 }, { "false", 0 },
 					      { "true", 1 }, { NULL, 0 } };
-static const struct tun_enum hystart_names[] = { { "off", CUBIC_HYSTART_OFF },
-						 { "none", CUBIC_HYSTART_OFF },
-						 { "linux", CUBIC_HYSTART_LINUX },
-						 { "hystart", CUBIC_HYSTART_LINUX },
-						 { "hystart++", CUBIC_HYSTART_PP },
-						 { "hspp", CUBIC_HYSTART_PP },
-						 { "search", CUBIC_HYSTART_SEARCH },
-						 { "predict", CUBIC_HYSTART_PREDICT },
-						 { NULL, 0 } };
+/* hystart=: the rules' names and aliases (include/cubic_rules.h), made on first use */
+static struct tun_enum hystart_names[RULE_COUNT * 4 + 1];
+
+static const struct tun_enum *rule_names(void)
+{
+	static char words[RULE_COUNT][64];
+	int n = 0;
+
+	if (hystart_names[0].name)
+		return hystart_names;
+	for (int i = 0; i < RULE_COUNT; i++) {
+		char *save = NULL, *w;
+
+		hystart_names[n++] = (struct tun_enum){ rules[i].name, rules[i].value };
+		snprintf(words[i], sizeof(words[i]), "%s", rules[i].aliases);
+		for (w = strtok_r(words[i], " ", &save); w && n < RULE_COUNT * 4;
+		     w = strtok_r(NULL, " ", &save))
+			hystart_names[n++] = (struct tun_enum){ w, rules[i].value };
+	}
+	return hystart_names;
+}
 static const struct tun_enum rollback_names[] = { { "off", SEARCH_ROLLBACK_OFF },
 						  { "drain", SEARCH_ROLLBACK_DRAIN },
 						  { "jump", SEARCH_ROLLBACK_JUMP },
@@ -38,7 +50,7 @@ static const struct tun_enum *names_of(const char *key)
 	    !strcmp(key, "predict_pace"))
 		return bool_names;
 	if (!strcmp(key, "hystart"))
-		return hystart_names;
+		return rule_names();
 	if (!strcmp(key, "hystart_detect"))
 		return detect_names;
 	if (!strcmp(key, "search_rollback"))
@@ -51,18 +63,6 @@ const struct tun_desc tun_table[CUBIC_TUN_COUNT] = {
 	[CUBIC_TUN_##n] = { .name = #n, .def = (d), .min = (lo), .max = (hi), .unit = (u), .help = (h) },
 	CUBIC_TUNABLES(CUBIC_X_DESC)
 #undef CUBIC_X_DESC
-};
-
-const struct tun_preset tun_presets[] = {
-	{ "linux", "today's Linux tcp_cubic (the defaults)" },
-	{ "nussbaum-2011",
-	  "the 2011 patch: ACK train past 2 x delay_min, delay test past 2 x delay_min, no clamp" },
-	{ "off", "no HyStart: slow start ends on loss" },
-	{ "hystart++", "HyStart++ (RFC 9406) with the RFC's constants" },
-	{ "search", "SEARCH (draft-chung-ccwg-search-09) with the draft's constants" },
-	{ "predict",
-	  "PREDICT: the BDP from the first rounds' ACK dispersion, then a paced slow start to it" },
-	{ NULL, NULL },
 };
 
 int tun_lookup(const char *name)
@@ -112,6 +112,11 @@ int tun_parse_value(int id, const char *s, __u32 *out, char *err, size_t errlen)
 	const char *p;
 
 	names_list(id, names, sizeof(names));
+	/* KEY=default: the table's default, whatever a preset or set changed */
+	if (!strcmp(s, "default")) {
+		*out = d->def;
+		return 0;
+	}
 	for (; e && e->name; e++) {
 		if (!strcmp(e->name, s)) {
 			*out = e->value;
@@ -119,15 +124,17 @@ int tun_parse_value(int id, const char *s, __u32 *out, char *err, size_t errlen)
 		}
 	}
 	if (!*s) {
-		snprintf(err, errlen, "%s: empty value (expected a whole number in %u..%u%s%s)",
-			 d->name, d->min, d->max, *names ? " or one of " : "", names);
+		snprintf(err, errlen, "%s: empty value (expected a whole number in %u..%u%s%s%s)",
+			 d->name, d->min, d->max, *names ? " or one of " : "", names,
+			 *names ? ", default" : " or default");
 		return -1;
 	}
 	for (p = s; *p; p++) {
 		if (*p < '0' || *p > '9') {
 			snprintf(err, errlen,
-				 "%s: '%s' is not a whole number in %u..%u%s%s", d->name, s,
-				 d->min, d->max, *names ? " or one of " : "", names);
+				 "%s: '%s' is not a whole number in %u..%u%s%s%s", d->name, s,
+				 d->min, d->max, *names ? " or one of " : "", names,
+				 *names ? ", default" : " or default");
 			return -1;
 		}
 		v = v * 10 + (unsigned)(*p - '0');
@@ -148,34 +155,57 @@ int tun_parse_value(int id, const char *s, __u32 *out, char *err, size_t errlen)
 
 int tun_preset(const char *name, struct cubic_tunables *t)
 {
-	cubic_tunables_defaults(t);
-	if (!strcmp(name, "linux"))
-		return 0;
-	if (!strcmp(name, "nussbaum-2011")) {
-		/* ACK train: 2 x delay_min ((8 x d) >> 2); delay: rtt > 2 x delay_min */
-		t->ack_train_shift = 2;
-		t->delay_thresh_shift = 0;
-		t->delay_thresh_min_us = CUBIC_MIN_delay_thresh_min_us;
-		t->delay_thresh_max_us = CUBIC_MAX_delay_thresh_max_us;
-		return 0;
+	const struct rule_desc *r;
+	const struct rule_preset *p = preset_find(name, &r);
+	char err[160];
+
+	if (!p)
+		return -1;
+	return tun_preset_values(r, p, t, err, sizeof(err));
+}
+
+int tun_preset_values(const struct rule_desc *r, const struct rule_preset *p,
+		      struct cubic_tunables *t, char *err, size_t errlen)
+{
+	struct cubic_tunables next;
+	const char *s = p->values;
+
+	cubic_tunables_defaults(&next);
+	next.hystart = r->value;
+	while (*s) {
+		char word[160], *eq;
+		size_t n = strcspn(s, " ");
+		__u32 v;
+		int id;
+
+		if (n >= sizeof(word)) {
+			snprintf(err, errlen, "preset %s: a value is too long", p->name);
+			return -1;
+		}
+		memcpy(word, s, n);
+		word[n] = '\0';
+		s += n;
+		s += strspn(s, " ");
+		eq = strchr(word, '=');
+		if (!eq) {
+			snprintf(err, errlen, "preset %s: '%s' is not KEY=VALUE", p->name, word);
+			return -1;
+		}
+		*eq = '\0';
+		id = tun_lookup(word);
+		if (id < 0 || id == CUBIC_TUN_hystart) {
+			snprintf(err, errlen, "preset %s: '%s' is not a key it may set", p->name,
+				 word);
+			return -1;
+		}
+		if (tun_parse_value(id, eq + 1, &v, err, errlen))
+			return -1;
+		tun_set(&next, id, v);
 	}
-	if (!strcmp(name, "off")) {
-		t->hystart = CUBIC_HYSTART_OFF;
-		return 0;
-	}
-	if (!strcmp(name, "hystart++")) {
-		t->hystart = CUBIC_HYSTART_PP;
-		return 0;
-	}
-	if (!strcmp(name, "search")) {
-		t->hystart = CUBIC_HYSTART_SEARCH;
-		return 0;
-	}
-	if (!strcmp(name, "predict")) {
-		t->hystart = CUBIC_HYSTART_PREDICT;
-		return 0;
-	}
-	return -1;
+	if (tun_check(&next, err, errlen))
+		return -1;
+	*t = next;
+	return 0;
 }
 
 int tun_check(const struct cubic_tunables *t, char *err, size_t errlen)
@@ -196,15 +226,6 @@ int tun_check(const struct cubic_tunables *t, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
-}
-
-static void preset_names(char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (const struct tun_preset *p = tun_presets; p->name && off < len; p++)
-		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "", p->name);
 }
 
 int tun_apply_args(int argc, char **argv, struct cubic_tunables *t, char *err, size_t errlen)
@@ -247,7 +268,7 @@ int tun_apply_args(int argc, char **argv, struct cubic_tunables *t, char *err, s
 			if (tun_preset(eq + 1, &tmp)) {
 				char list[128];
 
-				preset_names(list, sizeof(list));
+				preset_names(", ", list, sizeof(list));
 				snprintf(err, errlen, "unknown preset '%s' (known: %s)", eq + 1, list);
 				return -1;
 			}

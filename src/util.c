@@ -22,13 +22,21 @@
 
 struct global_opts g_opts;
 
-static void vmsg(const char *fmt, va_list ap)
+static void vmsg(bool error, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "cubicctl: ");
-	if (g_opts.cmd)
-		fprintf(stderr, "%s: ", g_opts.cmd);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "cubicctl: %s%s%s\n", g_opts.cmd ?: "", g_opts.cmd ? ": " : "", msg);
+	/* scripts reading -j get the error as data too (as bpftool's {"error": ...}) */
+	if (error && g_opts.json && !g_opts.json_written) {
+		struct json *j = json_stdout();
+
+		json_obj_open(j, NULL);
+		json_str(j, "error", msg);
+		json_obj_close(j);
+		json_end(j);
+	}
 }
 
 void errmsg(const char *fmt, ...)
@@ -36,7 +44,7 @@ void errmsg(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(fmt, ap);
+	vmsg(true, fmt, ap);
 	va_end(ap);
 }
 
@@ -45,7 +53,7 @@ void note(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(fmt, ap);
+	vmsg(false, fmt, ap);
 	va_end(ap);
 }
 
@@ -53,8 +61,30 @@ struct json *json_stdout(void)
 {
 	static struct json j;
 
+	g_opts.json_written = true;
 	json_init(&j, stdout);
 	return &j;
+}
+
+bool stdout_ok(void)
+{
+	int err = 0;
+
+	if (fflush(stdout)) {
+		err = errno;
+	} else if (ferror(stdout)) {
+		/* a flush that failed before (json_end's): once more, for its reason */
+		clearerr(stdout);
+		if (fputc('\n', stdout) == EOF || fflush(stdout))
+			err = errno;
+		else
+			err = EIO;
+	}
+	if (!err)
+		return true;
+	g_opts.json_written = true; /* no {"error"} where the output can't go */
+	errmsg("can't write the output: %s", err ? strerror(err) : "write error");
+	return false;
 }
 
 int require_root(void)
@@ -83,13 +113,16 @@ static bool is_bpffs(const char *path)
 	return !statfs(path, &st) && (unsigned long)st.f_type == BPF_FS_MAGIC;
 }
 
-/* 1 if we share pid 1's mount namespace, 0 if not or if that can't be read. */
-static int in_init_mount_ns(void)
+/* 1 if we share pid 1's namespace of kind ("mnt", "net"), 0 if not or if that can't be read. */
+static int in_init_ns(const char *kind)
 {
-	char self[64], init[64];
-	ssize_t a = readlink("/proc/self/ns/mnt", self, sizeof(self) - 1);
-	ssize_t b = readlink("/proc/1/ns/mnt", init, sizeof(init) - 1);
+	char self[64], init[64], a_path[64], b_path[64];
+	ssize_t a, b;
 
+	snprintf(a_path, sizeof(a_path), "/proc/self/ns/%s", kind);
+	snprintf(b_path, sizeof(b_path), "/proc/1/ns/%s", kind);
+	a = readlink(a_path, self, sizeof(self) - 1);
+	b = readlink(b_path, init, sizeof(init) - 1);
 	if (a <= 0 || b <= 0)
 		return 0;
 	self[a] = init[b] = '\0';
@@ -105,7 +138,7 @@ int require_bpffs(void)
 {
 	if (is_bpffs("/sys/fs/bpf"))
 		return 0;
-	if (in_init_mount_ns() && !mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700")) {
+	if (in_init_ns("mnt") && !mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700")) {
 		if (g_opts.verbose)
 			note("mounted bpffs at /sys/fs/bpf");
 		return 0;
@@ -178,6 +211,16 @@ int lock_pin_root(void)
 	return fd;
 }
 
+int require_env_locked(const char *name, int *lock)
+{
+	int rc = require_env(name);
+
+	if (rc)
+		return rc;
+	*lock = lock_pin_root();
+	return *lock < 0 ? EXIT_FAIL : 0;
+}
+
 void unlock_pin_root(int fd)
 {
 	if (fd >= 0)
@@ -201,16 +244,38 @@ static int read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+static bool in_list_file(const char *path, const char *name);
+
 bool ca_name_registered(const char *name)
+{
+	return in_list_file(SYSCTL_AVAILABLE, name);
+}
+
+static bool in_list_file(const char *path, const char *name)
 {
 	char buf[4096], *save, *tok;
 
-	if (read_file(SYSCTL_AVAILABLE, buf, sizeof(buf)))
+	if (read_file(path, buf, sizeof(buf)))
 		return false;
 	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
 		if (!strcmp(tok, name))
 			return true;
 	return false;
+}
+
+/*
+ * The kernel lets a network namespace other than the host's make only an
+ * algorithm of net.ipv4.tcp_allowed_congestion_control its default
+ * (tcp_set_default_congestion_control(): -EPERM otherwise); reno is always
+ * allowed. So the default 'unload --force' restores is cubic where it may
+ * be the default, and reno where it may not.
+ */
+const char *fallback_default_ca(void)
+{
+	if (ca_name_registered("cubic") &&
+	    (in_init_ns("net") || in_list_file(SYSCTL_ALLOWED, "cubic")))
+		return "cubic";
+	return "reno";
 }
 
 int read_default_ca(char *buf, size_t len)
@@ -249,29 +314,23 @@ int allow_ca(const char *name)
 	return n < 0 ? -errno : 0;
 }
 
-bool opt_value(int argc, char **argv, int *i, const char *opt, const char **val)
+int parse_datapath(const char *val, void *field, char *err, size_t errlen)
 {
-	size_t len = strlen(opt);
+	int v = datapath_parse(val);
+	char names[64];
 
-	if (!strcmp(argv[*i], opt)) {
-		if (*i + 1 >= argc) {
-			errmsg("option '%s' needs a value", opt);
-			*val = NULL;
-			return true;
-		}
-		*val = argv[++*i];
-		return true;
+	if (v < 0) {
+		snprintf(err, errlen, "'%s' is not one of: %s", val,
+			 datapath_names(", ", names, sizeof(names)));
+		return -1;
 	}
-	if (!strncmp(argv[*i], opt, len) && argv[*i][len] == '=') {
-		*val = argv[*i] + len + 1;
-		return true;
-	}
-	return false;
+	*(int *)field = v;
+	return 0;
 }
 
-bool is_help(const char *arg)
+const char *datapath_choices(char *buf, size_t len)
 {
-	return !strcmp(arg, "-h") || !strcmp(arg, "--help") || !strcmp(arg, "help");
+	return datapath_names("|", buf, len);
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)

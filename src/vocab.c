@@ -188,10 +188,8 @@ void vocab_json(struct json *j)
 		json_str(j, "name", r->name);
 		json_u64(j, "bit", r->bit);
 		json_str(j, "counter", r->key);
-		if (r->cwnd_counter >= 0)
-			json_str(j, "cwnd_sum", counter_keys[r->cwnd_counter]);
-		else
-			json_null(j, "cwnd_sum");
+		json_str_or_null(j, "cwnd_sum",
+				 r->cwnd_counter >= 0 ? counter_keys[r->cwnd_counter] : NULL);
 		json_str(j, "status_line", exit_lines[r->line].label);
 		json_bool(j, "ends_slow_start", r->ends);
 		json_str(j, "abbrev", r->abbrev);
@@ -205,6 +203,30 @@ void vocab_json(struct json *j)
 		json_str(j, "key", counter_keys[i]);
 		json_u64(j, "index", (__u64)i);
 		json_str(j, "help", counter_help[i]);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_arr_open(j, "rules");
+	for (int i = 0; i < RULE_COUNT; i++) {
+		const struct rule_desc *r = &rules[i];
+
+		json_obj_open(j, NULL);
+		json_str(j, "name", r->name);
+		json_u64(j, "value", r->value);
+		json_str(j, "aliases", r->aliases);
+		json_str(j, "help", r->help);
+		json_str_or_null(j, "no_storage_counter",
+				 r->storage_counter >= 0 ? counter_keys[r->storage_counter] : NULL);
+		json_u64(j, "fast_cong_control_args", (__u64)r->fast_cc_args);
+		json_arr_open(j, "presets");
+		for (const struct rule_preset *p = r->presets; p->name; p++) {
+			json_obj_open(j, NULL);
+			json_str(j, "name", p->name);
+			json_str(j, "values", p->values);
+			json_str(j, "help", p->help);
+			json_obj_close(j);
+		}
+		json_arr_close(j);
 		json_obj_close(j);
 	}
 	json_arr_close(j);
@@ -231,4 +253,182 @@ void vocab_json(struct json *j)
 	json_arr_close(j);
 	json_obj_close(j);
 	json_end(j);
+}
+
+const struct rule_desc rules[RULE_COUNT] = {
+#define CUBIC_PRESET(n, v, h) { .name = n, .values = v, .help = h },
+#define CUBIC_X_RULE(ENUM, val, n, glue, al, storage, cc, h, ...)                                  \
+	[RULE_##ENUM] = {                                                                          \
+		.name = n,                                                                         \
+		.value = (val),                                                                    \
+		.aliases = al,                                                                     \
+		.storage_counter = CUBIC_CNT_##storage,                                            \
+		.storage_flag = CUBIC_EV_##storage,                                                \
+		.fast_cc_args = (cc),                                                              \
+		.help = h,                                                                         \
+		.presets = (const struct rule_preset[]){ __VA_ARGS__{ NULL, NULL, NULL } },        \
+	},
+	CUBIC_RULES(CUBIC_X_RULE)
+#undef CUBIC_X_RULE
+#undef CUBIC_PRESET
+};
+
+const struct rule_desc *rule_of(__u32 v)
+{
+	for (int i = 0; i < RULE_COUNT; i++)
+		if (rules[i].value == v)
+			return &rules[i];
+	return NULL;
+}
+
+/* Whether word is one of the space-separated words of list. */
+static bool in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, " ");
+
+		if (k == n && !strncmp(p, word, n))
+			return true;
+		p += k;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
+const struct rule_desc *rule_parse(const char *word)
+{
+	for (int i = 0; i < RULE_COUNT; i++)
+		if (!strcmp(rules[i].name, word) || in_list(rules[i].aliases, word))
+			return &rules[i];
+	return NULL;
+}
+
+/*
+ * The presets in the order help lists them: the default rule's first (linux,
+ * nussbaum-2011), then the other rules' in table order.
+ */
+static int rule_at(int k)
+{
+	int def = (int)(rule_of(CUBIC_DEF_hystart) - rules);
+
+	if (k == 0)
+		return def;
+	return k <= def ? k - 1 : k;
+}
+
+static int rule_pos(const struct rule_desc *r)
+{
+	for (int k = 0; k < RULE_COUNT; k++)
+		if (rule_at(k) == (int)(r - rules))
+			return k;
+	return RULE_COUNT;
+}
+
+const struct rule_preset *preset_next(const struct rule_preset *p, const struct rule_desc **rule)
+{
+	int k = 0;
+
+	if (p) {
+		k = rule_pos(*rule);
+		p++;
+	} else {
+		p = rules[rule_at(0)].presets;
+	}
+	while (!p->name) {
+		if (++k >= RULE_COUNT)
+			return NULL;
+		p = rules[rule_at(k)].presets;
+	}
+	*rule = &rules[rule_at(k)];
+	return p;
+}
+
+const struct rule_preset *preset_find(const char *name, const struct rule_desc **rule)
+{
+	const struct rule_desc *r = NULL;
+
+	for (const struct rule_preset *p = NULL; (p = preset_next(p, &r));) {
+		if (!strcmp(p->name, name)) {
+			if (rule)
+				*rule = r;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+const char *preset_names(const char *sep, char *buf, size_t len)
+{
+	const struct rule_desc *r = NULL;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (const struct rule_preset *p = NULL; (p = preset_next(p, &r)) && off < len;)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? sep : "", p->name);
+	return buf;
+}
+
+/*
+ * tcp_congestion_ops.cong_control by its number of arguments: the prototype
+ * and the first Linux that has it. Linux 6.10 gave it (sk, ack, flag, rs)
+ * and let BPF write tp->snd_cwnd_stamp.
+ */
+static const struct {
+	int args;
+	const char *proto;
+	const char *since;
+	bool bpf_writes_cwnd_stamp;
+} cc_protos[] = {
+	{ 2, "(sk, rs)", "4.9", false },
+	{ 4, "(sk, ack, flag, rs)", "6.10", true },
+};
+
+static int cc_proto(int args)
+{
+	for (size_t i = 0; i < sizeof(cc_protos) / sizeof(cc_protos[0]); i++)
+		if (cc_protos[i].args == args)
+			return (int)i;
+	return -1;
+}
+
+bool rule_runs_on(const struct rule_desc *r, int ops_map)
+{
+	int have = ops_maps[ops_map].cc_args;
+
+	/* a map without .cong_control (0) runs every rule */
+	return !have || !r->fast_cc_args || have >= r->fast_cc_args;
+}
+
+const char *rule_refusal(const struct rule_desc *r, int ops_map, char *buf, size_t len)
+{
+	int need = cc_proto(r->fast_cc_args), have = cc_proto(ops_maps[ops_map].cc_args);
+
+	snprintf(buf, len,
+		 "hystart=%s needs Linux %s or later on the %s datapath (this kernel's "
+		 ".cong_control is %s); use --datapath exact",
+		 r->name, need >= 0 ? cc_protos[need].since : "?",
+		 datapath_str(ops_maps[ops_map].dp), have >= 0 ? cc_protos[have].proto : "?");
+	return buf;
+}
+
+const char *cc_protos_str(char *buf, size_t len)
+{
+	size_t n = sizeof(cc_protos) / sizeof(cc_protos[0]), off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s (Linux %s%s%s)",
+					i ? (i + 1 == n ? " and " : ", ") : "", cc_protos[i].proto,
+					cc_protos[i].since, i + 1 < n ? " up to " : " on",
+					i + 1 < n ? cc_protos[i + 1].since : "");
+	return buf;
+}
+
+bool ops_map_own_cwnd_stamp(int ops_map)
+{
+	int p = cc_proto(ops_maps[ops_map].cc_args);
+
+	return p >= 0 && !cc_protos[p].bpf_writes_cwnd_stamp;
 }

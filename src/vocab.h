@@ -120,4 +120,67 @@ bool datapath_next_prog(const char **p, char *buf, size_t len);
 /* Whether ops map map lists program prog. */
 bool ops_map_uses(enum ops_map map, const char *prog);
 
+/*
+ * The slow-start rules of include/cubic_rules.h (CUBIC_RULES), in table
+ * order, and their presets.
+ */
+#define CUBIC_CNT_NONE (-1) /* the storage column's NONE */
+#define CUBIC_EV_NONE  0
+
+enum rule_id {
+#define CUBIC_X_RULE_ID(ENUM, ...) RULE_##ENUM,
+	CUBIC_RULES(CUBIC_X_RULE_ID)
+#undef CUBIC_X_RULE_ID
+	RULE_COUNT,
+};
+
+struct rule_preset {
+	const char *name;   /* --preset NAME, preset=NAME */
+	const char *values; /* "KEY=VALUE ..." on top of the defaults and hystart=<rule> */
+	const char *help;
+};
+
+struct rule_desc {
+	const char *name;	     /* hystart=NAME, status's rule, trace's words */
+	__u32 value;		     /* the "hystart" tunable */
+	const char *aliases;	     /* other words for it, space-separated */
+	int storage_counter;	     /* CUBIC_CNT_* of flows without socket storage, or -1 */
+	__u32 storage_flag;	     /* CUBIC_EV_* of a record of such a flow, or 0 */
+	int fast_cc_args;	     /* cong_control's arguments it needs on the fast datapath; 0: any */
+	const char *help;
+	const struct rule_preset *presets; /* ends with a NULL name */
+};
+
+extern const struct rule_desc rules[RULE_COUNT];
+
+/* The rule whose "hystart" value is v, or NULL. */
+const struct rule_desc *rule_of(__u32 v);
+/* The rule named word (its name or an alias), or NULL. */
+const struct rule_desc *rule_parse(const char *word);
+
+/* Walks every preset of every rule: for (p = NULL; (p = preset_next(p, &r));) */
+const struct rule_preset *preset_next(const struct rule_preset *p, const struct rule_desc **rule);
+/* The preset named name (and its rule), or NULL. */
+const struct rule_preset *preset_find(const char *name, const struct rule_desc **rule);
+/* The presets' names joined by sep: "off, linux, ...". */
+const char *preset_names(const char *sep, char *buf, size_t len);
+
+/*
+ * Whether rule r runs on ops map m: its fast_cc_args against the map's
+ * cong_control arguments. The one place that knows "before Linux 6.10".
+ */
+bool rule_runs_on(const struct rule_desc *r, int ops_map);
+/*
+ * The sentence that refuses rule r on ops map m: "hystart=predict needs Linux
+ * 6.10 or later on the fast datapath (...)".
+ */
+const char *rule_refusal(const struct rule_desc *r, int ops_map, char *buf, size_t len);
+/*
+ * Whether the BPF program keeps its own tp->snd_cwnd_stamp on ops map m:
+ * before Linux 6.10 (.cong_control(sk, rs)) BPF may not write it.
+ */
+bool ops_map_own_cwnd_stamp(int ops_map);
+/* The prototypes of cong_control the datapaths know: "(sk, rs) (Linux 4.9 up to 6.10) and ...". */
+const char *cc_protos_str(char *buf, size_t len);
+
 #endif /* CUBICCTL_VOCAB_H */

@@ -52,16 +52,16 @@ run_docs() {
 		fail=$((fail + 1))
 		failed+=("docs: README.md tunables table")
 	fi
-	# doc/cubicctl.8: its generated parts, every command and option, and no
+	# docs/man/cubicctl.8: its generated parts, every command and option, and no
 	# groff warning
-	if tools/doc/manpage.py check doc/cubicctl.8 &&
-		out=$(groff -man -ww -z doc/cubicctl.8 2>&1) && [ -z "$out" ]; then
-		echo "docs: doc/cubicctl.8 matches cubicctl and renders without warnings"
+	if tools/doc/manpage.py check docs/man/cubicctl.8 &&
+		out=$(groff -man -ww -z docs/man/cubicctl.8 2>&1) && [ -z "$out" ]; then
+		echo "docs: docs/man/cubicctl.8 matches cubicctl and renders without warnings"
 		pass=$((pass + 1))
 	else
-		echo "docs: doc/cubicctl.8 differs from cubicctl or groff warns: ${out:-}" >&2
+		echo "docs: docs/man/cubicctl.8 differs from cubicctl or groff warns: ${out:-}" >&2
 		fail=$((fail + 1))
-		failed+=("docs: doc/cubicctl.8")
+		failed+=("docs: docs/man/cubicctl.8")
 	fi
 }
 

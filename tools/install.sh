@@ -74,7 +74,7 @@ systemd_reads() {
 
 do_install() {
 	local f kind rest old_dirs=() old_conf="" conf_sum line
-	for f in cubicctl doc/cubicctl.8 tools/completion/cubicctl.bash \
+	for f in cubicctl docs/man/cubicctl.8 tools/completion/cubicctl.bash \
 		tools/systemd/cubicctl@.service.in tools/systemd/example.conf \
 		tools/systemd/cubicctl-metrics.service.in tools/systemd/cubicctl-metrics.timer; do
 		[ -f "$f" ] || die "$f is missing (run 'make' first)"
@@ -94,7 +94,7 @@ do_install() {
 	done
 
 	install -m 755 cubicctl "$DESTDIR$BIN"
-	install -m 644 doc/cubicctl.8 "$DESTDIR$MAN"
+	install -m 644 docs/man/cubicctl.8 "$DESTDIR$MAN"
 	install -m 644 tools/completion/cubicctl.bash "$DESTDIR$COMP"
 	tmp=$(mktemp)
 	line=$(<tools/systemd/cubicctl@.service.in)

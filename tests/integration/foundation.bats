@@ -13,8 +13,10 @@ setup() {
 
 teardown() {
 	netns_del "$NS-a" "$NS-b"
-	force_unload "$NAME"
-	assert_gone "$NAME"
+	for n in "$NAME" "${NAME}b" "${NAME}c"; do
+		force_unload "$n"
+		assert_gone "$n"
+	done
 }
 
 @test "load registers the instance, pins its maps and exits; status tells the truth" {
@@ -174,15 +176,125 @@ teardown() {
 	"$CUBICCTL" load --name "$NAME"
 	ip netns add "$NS-a"
 	nsenter --net="/run/netns/$NS-a" sysctl -qw net.ipv4.tcp_congestion_control="$NAME"
+	# a namespace other than the host's may make only an allowed algorithm
+	# its default, and reno always is: what the refusal names is what
+	# --force sets (it once said cubic and set reno)
+	want=reno
+	grep -qw cubic /proc/sys/net/ipv4/tcp_allowed_congestion_control && want=cubic
 	run nsenter --net="/run/netns/$NS-a" "$CUBICCTL" unload --name "$NAME"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"is the system default congestion control"* ]]
+	[ "$output" = "cubicctl: unload: $NAME is the system default congestion control (net.ipv4.tcp_congestion_control); set another default first, or use --force to set it to $want" ]
 	registered "$NAME"
 	run nsenter --net="/run/netns/$NS-a" "$CUBICCTL" unload --name "$NAME" --force
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"set it back to"* ]]
-	[ "$(nsenter --net="/run/netns/$NS-a" cat /proc/sys/net/ipv4/tcp_congestion_control)" != "$NAME" ]
+	[[ "$output" == *"net.ipv4.tcp_congestion_control was $NAME; set it to $want"* ]]
+	[ "$(nsenter --net="/run/netns/$NS-a" cat /proc/sys/net/ipv4/tcp_congestion_control)" = "$want" ]
 	assert_gone "$NAME"
+}
+
+@test "a repeated option is refused: exit 2, and nothing changes" {
+	"$CUBICCTL" load --name "$NAME"
+	"$CUBICCTL" load --name "${NAME}b"
+	# it once unloaded the second name and exited 0
+	run "$CUBICCTL" unload --name "$NAME" --name "${NAME}b"
+	[ "$status" -eq 2 ]
+	[ "$output" = "cubicctl: unload: --name: given twice" ]
+	registered "$NAME"
+	registered "${NAME}b"
+	for cmd in "load --name ${NAME}c --preset off --preset linux" "status --prometheus --prometheus" \
+		"set --name $NAME --name $NAME beta=700" "get --name=$NAME --name $NAME" \
+		"trace --count 1 --count 2" "unload --force --force --name ${NAME}b"; do
+		run "$CUBICCTL" $cmd
+		[ "$status" -eq 2 ] || { echo "$cmd: exit $status: $output"; false; }
+		[[ "$output" == "cubicctl: ${cmd%% *}: --"*": given twice" ]]
+	done
+	run registered "${NAME}c"
+	[ "$status" -ne 0 ]
+	[ "$("$CUBICCTL" -j get --name "$NAME" | jq .tunables.beta)" -eq 717 ]
+	"$CUBICCTL" unload --name "${NAME}b"
+	assert_gone "${NAME}b"
+}
+
+@test "every parse error has one wording, exit 2, and under -j is also {\"error\"} on stdout" {
+	for c in "load --bogus|--bogus: unknown option (see 'cubicctl load --help')" \
+		"load --name|--name: needs a value (NAME)" \
+		"unload --force=yes|--force: takes no value" \
+		"status extra|'extra': unexpected argument (see 'cubicctl status --help')" \
+		"load --ring-size 5|--ring-size: '5' is not a power of 2 from 4096 to 1073741824 bytes" \
+		"trace --port 70000|--port: '70000' is not a port number (0..65535)" \
+		"load --config a --config-optional b|--config-optional: not together with --config (one or the other)"; do
+		cmd=${c%%|*}
+		verb=${cmd%% *}
+		rest=${cmd#* }
+		want="cubicctl: $verb: ${c#*|}"
+		run "$CUBICCTL" $verb --name "$NAME" $rest
+		[ "$status" -eq 2 ] || { echo "$cmd: exit $status: $output"; false; }
+		[ "$output" = "$want" ] || { echo "$cmd: '$output' is not '$want'"; false; }
+		# the same with -j before or after: the sentence on stderr, the object on stdout
+		for j in before after; do
+			if [ $j = before ]; then
+				"$CUBICCTL" -j $verb --name "$NAME" $rest >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" && rc=0 || rc=$?
+			else
+				"$CUBICCTL" $verb --name "$NAME" -j $rest >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" && rc=0 || rc=$?
+			fi
+			[ "$rc" -eq 2 ]
+			[ "$(cat "$BATS_TEST_TMPDIR/err")" = "$want" ]
+			[ "$(jq -r .error "$BATS_TEST_TMPDIR/out")" = "${want#cubicctl: $verb: }" ]
+		done
+	done
+	# exit 3 keeps its code under -j, with the error as data
+	"$CUBICCTL" unload --name "$NAME" -j >"$BATS_TEST_TMPDIR/out" 2>/dev/null && rc=0 || rc=$?
+	[ "$rc" -eq 3 ]
+	[ "$(jq -c . "$BATS_TEST_TMPDIR/out")" = "{\"error\":\"$NAME is not loaded\"}" ]
+	assert_gone "$NAME"
+}
+
+@test "-j and -v work after the command as before it" {
+	"$CUBICCTL" load --name "$NAME" -v
+	[ "$("$CUBICCTL" status --name "$NAME" -j | jq -r '.instances[0].state')" = registered ]
+	[ "$("$CUBICCTL" get -j --name "$NAME" beta | jq .tunables.beta)" -eq 717 ]
+	run "$CUBICCTL" status -v --name "$NAME"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$NAME: registered"* ]]
+	[ "$("$CUBICCTL" unload --name "$NAME" --json | jq -r .unregistered)" = true ]
+	assert_gone "$NAME"
+}
+
+@test "help COMMAND and COMMAND --help print that command's help on stdout" {
+	for cmd in load unload status set get trace help; do
+		run "$CUBICCTL" help "$cmd"
+		[ "$status" -eq 0 ]
+		[[ "${lines[0]}" == "usage: cubicctl $cmd "* ]] || { echo "help $cmd: ${lines[0]}"; false; }
+		help_out=$output
+		[ "$("$CUBICCTL" "$cmd" --help 2>/dev/null)" = "$help_out" ]
+		[ "$("$CUBICCTL" "$cmd" -h 2>/dev/null)" = "$help_out" ]
+	done
+	run "$CUBICCTL" help nosuch
+	[ "$status" -eq 2 ]
+	[ "$output" = "cubicctl: help: 'nosuch': unknown command (see 'cubicctl help')" ]
+	# the options JSON is the option tables: load's, with their values
+	[ "$("$CUBICCTL" help --options-json | jq -r '.commands[] | select(.name == "load") | .options[] | select(.name == "datapath") | .value')" = "exact|fast" ]
+	[ "$("$CUBICCTL" -j help | jq -r '.commands | length')" -eq 7 ]
+}
+
+@test "output that can't be written exits 1 with one sentence" {
+	"$CUBICCTL" load --name "$NAME"
+	# it once exited 0
+	run bash -c '"$0" status --prometheus --name "$1" >/dev/full' "$CUBICCTL" "$NAME"
+	[ "$status" -eq 1 ]
+	[ "$output" = "cubicctl: status: can't write the output: No space left on device" ]
+	run bash -c '"$0" -j status --name "$1" >/dev/full' "$CUBICCTL" "$NAME"
+	[ "$status" -eq 1 ]
+	[ "$output" = "cubicctl: status: can't write the output: No space left on device" ]
+	# a closed pipe: its reading end closed before cubicctl writes
+	run /usr/bin/python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE, text=True)
+print(p.returncode, p.stderr.strip())' "$CUBICCTL" status --name "$NAME"
+	[ "$output" = "1 cubicctl: status: can't write the output: Broken pipe" ]
+	registered "$NAME"
 }
 
 # As nobody: setsockopt(TCP_CONGESTION, $1), then print what the socket uses.

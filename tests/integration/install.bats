@@ -84,19 +84,19 @@ complete_words() {
 }
 
 @test "the man page check fails when a generated part or an option drifts" {
-	cp "$REPO/doc/cubicctl.8" "$BATS_TEST_TMPDIR/a.8"
+	cp "$REPO/docs/man/cubicctl.8" "$BATS_TEST_TMPDIR/a.8"
 	sed -i 's/^\\fBbeta\\fR (default 717,/\\fBbeta\\fR (default 716,/' "$BATS_TEST_TMPDIR/a.8"
 	run "$REPO/tools/doc/manpage.py" --cubicctl "$CUBICCTL" check "$BATS_TEST_TMPDIR/a.8"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"a generated part differs from cubicctl"* ]]
 	# 'make man' (update) repairs it
 	"$REPO/tools/doc/manpage.py" --cubicctl "$CUBICCTL" update "$BATS_TEST_TMPDIR/a.8"
-	cmp "$BATS_TEST_TMPDIR/a.8" "$REPO/doc/cubicctl.8"
+	cmp "$BATS_TEST_TMPDIR/a.8" "$REPO/docs/man/cubicctl.8"
 	# an option of 'unload --help' taken out of unload's subsection
 	awk '/^\.SS "cubicctl unload"/ { u = 1 } /^\.SS "cubicctl status"/ { u = 0 }
 		u && /^\.B \\-\\-force$/ { print ".B \\-\\-strong"; next } { print }' \
-		"$REPO/doc/cubicctl.8" >"$BATS_TEST_TMPDIR/b.8"
-	! cmp -s "$BATS_TEST_TMPDIR/b.8" "$REPO/doc/cubicctl.8"
+		"$REPO/docs/man/cubicctl.8" >"$BATS_TEST_TMPDIR/b.8"
+	! cmp -s "$BATS_TEST_TMPDIR/b.8" "$REPO/docs/man/cubicctl.8"
 	run "$REPO/tools/doc/manpage.py" --cubicctl "$CUBICCTL" check "$BATS_TEST_TMPDIR/b.8"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"option --force of 'cubicctl unload --help' is not in its subsection"* ]]
@@ -233,7 +233,12 @@ complete_words() {
 	complete_words "$bin" --ver
 	[ "$out" = "$(printf '%s\n' --verbose --version)" ]
 	complete_words "$bin" unload --
-	[ "$out" = "$(printf '%s\n' --force --help --json --name)" ]
+	[ "$out" = "$(printf '%s\n' --force --help --json --name --verbose)" ]
+	# help COMMAND; load's datapath= as a config file's line
+	complete_words "$bin" help st
+	[ "$out" = status ]
+	complete_words "$bin" load datapath=f
+	[ "$out" = datapath=fast ]
 	complete_words "$bin" load --con
 	[ "$out" = "$(printf '%s\n' --config --config-optional)" ]
 	complete_words "$bin" status --name x --p
@@ -396,7 +401,7 @@ complete_words() {
 	[[ "$output" == *"can't read $BATS_TEST_TMPDIR: Is a directory"* ]]
 	run "$CUBICCTL" load --name "$NAME" --config "$conf" --config-optional "$conf"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"one --config or --config-optional FILE, not two"* ]]
+	[ "$output" = "cubicctl: load: --config-optional: not together with --config (one or the other)" ]
 	assert_gone "$NAME"
 	# --config-optional: absent is the defaults, present is read
 	run "$CUBICCTL" -j load --name "$NAME" --config-optional "$BATS_TEST_TMPDIR/none.conf"

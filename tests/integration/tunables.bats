@@ -75,6 +75,44 @@ get_json() {
 	[ "$(get_json "$NAME")" = "$defaults" ]
 }
 
+@test "KEY=default restores one default; status names the rule and the preset" {
+	"$CUBICCTL" load --name "$NAME" --preset nussbaum-2011 beta=800
+	run "$CUBICCTL" status --name "$NAME"
+	[[ "$output" == *"  rule      linux (hystart=1): Linux HyStart"* ]]
+	[[ "$output" == *"  tunables  preset nussbaum-2011, but beta=800 ("* ]]
+	[ "$("$CUBICCTL" -j status --name "$NAME" | jq -c '.instances[0] | [.rule, .preset]')" = '["linux",null]' ]
+	run "$CUBICCTL" set --name "$NAME" beta=default
+	[ "$status" -eq 0 ]
+	[ "$output" = "$NAME: beta 800 -> 717" ]
+	# the preset's other values stay
+	[ "$("$CUBICCTL" -j get --name "$NAME" | jq -c '.tunables | [.beta, .ack_train_shift]')" = "[717,2]" ]
+	[ "$("$CUBICCTL" -j status --name "$NAME" | jq -c '.instances[0] | [.rule, .preset]')" = '["linux","nussbaum-2011"]' ]
+	"$CUBICCTL" set --name "$NAME" hystart=hspp ack_train_shift=default
+	run "$CUBICCTL" status --name "$NAME"
+	[[ "$output" == *"  rule      hystart++ (hystart=2): "* ]]
+	# the datapath is chosen at load: set refuses it, changing nothing
+	before=$(get_json "$NAME")
+	run "$CUBICCTL" set --name "$NAME" datapath=fast
+	[ "$status" -eq 2 ]
+	[[ "$output" == "cubicctl: set: datapath=fast: the datapath is chosen at load"* ]]
+	[ "$(get_json "$NAME")" = "$before" ]
+}
+
+@test "load datapath=DATAPATH, as in a config file" {
+	run "$CUBICCTL" load --name "$NAME" datapath=fast beta=700
+	[ "$status" -eq 0 ]
+	[ "$output" = "loaded $NAME, fast datapath (pins in /sys/fs/bpf/cubicctl/$NAME)" ]
+	[ "$("$CUBICCTL" -j status --name "$NAME" | jq -r '.instances[0].datapath')" = fast ]
+	[ "$("$CUBICCTL" -j get --name "$NAME" beta | jq .tunables.beta)" -eq 700 ]
+	for bad in "datapath=slow" "datapath=fast --datapath exact" "datapath=fast datapath=exact"; do
+		run "$CUBICCTL" load --name "$NAME2" $bad
+		[ "$status" -eq 2 ] || { echo "$bad: exit $status: $output"; false; }
+		[ "$(echo "$output" | wc -l)" -eq 1 ]
+	done
+	run registered "$NAME2"
+	[ "$status" -ne 0 ]
+}
+
 @test "two instances side by side keep their own values" {
 	"$CUBICCTL" load --name "$NAME" --preset nussbaum-2011
 	"$CUBICCTL" load --name "$NAME2" --preset off beta=800

@@ -171,10 +171,114 @@ TEST(names_and_presets)
 		CHECK(tun_apply_args(1, (char **)w5, &start, err, sizeof(err)) == 0, "%s", err);
 		CHECK(!memcmp(&start, &d, sizeof(d)), "preset=linux did not restore the defaults");
 	}
-	for (const struct tun_preset *p = tun_presets; p->name; p++) {
-		CHECK(tun_preset(p->name, &t) == 0, "preset %s", p->name);
-		CHECK(tun_check(&t, err, sizeof(err)) == 0, "preset %s invalid: %s", p->name, err);
+	{
+		const struct rule_desc *r = NULL;
+
+		for (const struct rule_preset *p = NULL; (p = preset_next(p, &r));) {
+			CHECK(tun_preset_values(r, p, &t, err, sizeof(err)) == 0, "preset %s: %s",
+			      p->name, err);
+			CHECK(tun_preset(p->name, &t) == 0, "preset %s", p->name);
+			CHECK(tun_check(&t, err, sizeof(err)) == 0, "preset %s invalid: %s",
+			      p->name, err);
+			CHECK_EQ(t.hystart, r->value);
+		}
 	}
+}
+
+/*
+ * The presets of include/cubic_rules.h are exactly the sets the if-chain of
+ * src/tunables.c made before they moved into the rules table: the defaults,
+ * the rule, and nussbaum-2011's four values.
+ */
+TEST(presets_as_before)
+{
+	static const struct {
+		const char *name;
+		__u32 hystart;
+	} plain[] = { { "linux", CUBIC_HYSTART_LINUX },	  { "off", CUBIC_HYSTART_OFF },
+		      { "hystart++", CUBIC_HYSTART_PP },  { "search", CUBIC_HYSTART_SEARCH },
+		      { "predict", CUBIC_HYSTART_PREDICT } };
+	struct cubic_tunables t, want;
+	char list[160];
+	int n = 0;
+
+	for (size_t i = 0; i < N(plain); i++) {
+		cubic_tunables_defaults(&want);
+		want.hystart = plain[i].hystart;
+		CHECK(tun_preset(plain[i].name, &t) == 0, "preset %s", plain[i].name);
+		CHECK(!memcmp(&t, &want, sizeof(t)), "preset %s is not the defaults with hystart=%u",
+		      plain[i].name, plain[i].hystart);
+	}
+	cubic_tunables_defaults(&want);
+	want.ack_train_shift = 2;
+	want.delay_thresh_shift = 0;
+	want.delay_thresh_min_us = CUBIC_MIN_delay_thresh_min_us;
+	want.delay_thresh_max_us = CUBIC_MAX_delay_thresh_max_us;
+	CHECK(tun_preset("nussbaum-2011", &t) == 0, "nussbaum-2011");
+	CHECK(!memcmp(&t, &want, sizeof(t)), "nussbaum-2011 is not what it was");
+	CHECK(tun_preset("nosuch", &t) == -1, "an unknown preset");
+	/* every name kept, none added unnoticed */
+	CHECK(!strcmp(preset_names(", ", list, sizeof(list)),
+		      "linux, nussbaum-2011, off, hystart++, search, predict"),
+	      "%s", list);
+	{
+		const struct rule_desc *r = NULL;
+
+		for (const struct rule_preset *p = NULL; (p = preset_next(p, &r));)
+			n++;
+	}
+	CHECK_EQ(n, 6);
+}
+
+/* KEY=default: the table's default, after a preset or on its own */
+TEST(key_default)
+{
+	const char *w[] = { "preset=nussbaum-2011", "ack_train_shift=default", "beta=default" };
+	const char *h[] = { "preset=search", "hystart=default" };
+	struct cubic_tunables t, start;
+	char err[256];
+
+	CHECK(apply(w, 3, &t, err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(t.ack_train_shift, CUBIC_DEF_ack_train_shift);
+	CHECK_EQ(t.delay_thresh_shift, 0); /* the preset's, not touched */
+	CHECK_EQ(t.beta, CUBIC_DEF_beta);
+	CHECK(apply(h, 2, &t, err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(t.hystart, CUBIC_HYSTART_LINUX);
+	/* on a changed set (as set does on the map's values) */
+	cubic_tunables_defaults(&start);
+	start.beta = 600;
+	{
+		const char *b[] = { "beta=default" };
+
+		CHECK(tun_apply_args(1, (char **)b, &start, err, sizeof(err)) == 0, "%s", err);
+		CHECK_EQ(start.beta, 717);
+	}
+	expect_refused("beta=defaults", "or default");
+	expect_refused("search_rollback=undo", "off, drain, jump, default");
+}
+
+/* hystart=WORD: the rules' names and aliases (include/cubic_rules.h) */
+TEST(rule_words)
+{
+	static const struct {
+		const char *word;
+		__u32 v;
+	} words[] = { { "off", 0 },	  { "none", 0 },      { "linux", 1 },	{ "hystart", 1 },
+		      { "hystart++", 2 }, { "hspp", 2 },      { "search", 3 },	{ "predict", 4 },
+		      { "0", 0 },	  { "4", 4 } };
+	char err[256];
+
+	for (size_t i = 0; i < N(words); i++) {
+		__u32 v = 99;
+
+		CHECK(tun_parse_value(CUBIC_TUN_hystart, words[i].word, &v, err, sizeof(err)) == 0,
+		      "hystart=%s: %s", words[i].word, err);
+		CHECK_EQ(v, words[i].v);
+	}
+	for (int i = 0; i < RULE_COUNT; i++)
+		CHECK(!strcmp(tun_value_name(CUBIC_TUN_hystart, rules[i].value), rules[i].name),
+		      "the name of hystart=%u", rules[i].value);
+	expect_refused("hystart=hybla", "off, none, linux, hystart, hystart++, hspp, search, predict");
 }
 
 /* hystart=search and its keys: the draft's constants, names, and the preset. */
@@ -274,6 +378,9 @@ int main(void)
 	RUN(defaults_equal_linux);
 	RUN(cross_key_rule);
 	RUN(names_and_presets);
+	RUN(presets_as_before);
+	RUN(key_default);
+	RUN(rule_words);
 	RUN(search_keys);
 	RUN(predict_keys);
 	RUN(table_is_the_struct);

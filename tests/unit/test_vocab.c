@@ -172,6 +172,62 @@ TEST(datapath_table)
 }
 
 /* The placeholder name in build/bpf_cubic.bpf.o, once per ops map. */
+/* The rules table (include/cubic_rules.h): names, storage, kernel needs. */
+TEST(rules_table)
+{
+	char buf[256];
+	int fast4 = -1, fast2 = -1, exact = -1;
+
+	for (int i = 0; i < RULE_COUNT; i++) {
+		const struct rule_desc *r = &rules[i];
+
+		CHECK(rule_of(r->value) == r, "%s: rule_of", r->name);
+		CHECK(rule_parse(r->name) == r, "%s: rule_parse", r->name);
+		CHECK(r->help && *r->help && r->presets, "%s: help, presets", r->name);
+		/* a rule with storage has both its counter and its record flag */
+		CHECK((r->storage_counter >= 0) == (r->storage_flag != 0), "%s: storage", r->name);
+		for (int k = 0; k < i; k++)
+			CHECK(strcmp(r->name, rules[k].name) && r->value != rules[k].value,
+			      "%s and %s", r->name, rules[k].name);
+	}
+	CHECK(rule_parse("hspp") == &rules[RULE_PP], "alias hspp");
+	CHECK(rule_parse("none") == &rules[RULE_OFF], "alias none");
+	CHECK(rule_parse("hyst") == NULL, "a part of an alias");
+	CHECK(rule_of(99) == NULL, "hystart=99");
+	CHECK_EQ(rules[RULE_SEARCH].storage_counter, CUBIC_CNT_SEARCH_NO_STORAGE);
+	CHECK_EQ(rules[RULE_PREDICT].storage_flag, CUBIC_EV_PREDICT_NO_STORAGE);
+	CHECK_EQ(rules[RULE_LINUX].storage_counter, -1);
+	CHECK(preset_find("nussbaum-2011", NULL) != NULL, "nussbaum-2011");
+
+	for (int m = 0; m < OPS_MAP_COUNT; m++) {
+		if (ops_maps[m].dp == DATAPATH_EXACT)
+			exact = m;
+		else if (ops_maps[m].cc_args == 4)
+			fast4 = m;
+		else if (ops_maps[m].cc_args == 2)
+			fast2 = m;
+	}
+	CHECK(exact >= 0 && fast4 >= 0 && fast2 >= 0, "the three ops maps");
+	/* before Linux 6.10, PREDICT is refused on the fast datapath, only there */
+	for (int i = 0; i < RULE_COUNT; i++) {
+		CHECK(rule_runs_on(&rules[i], exact), "%s on exact", rules[i].name);
+		CHECK(rule_runs_on(&rules[i], fast4), "%s on fast (6.10)", rules[i].name);
+		CHECK(rule_runs_on(&rules[i], fast2) == (i != RULE_PREDICT), "%s on fast (6.1)",
+		      rules[i].name);
+	}
+	/* the sentence tools/kernels/suite.sh and users know */
+	CHECK(!strcmp(rule_refusal(&rules[RULE_PREDICT], fast2, buf, sizeof(buf)),
+		      "hystart=predict needs Linux 6.10 or later on the fast datapath (this kernel's "
+		      ".cong_control is (sk, rs)); use --datapath exact"),
+	      "%s", buf);
+	CHECK(!strcmp(cc_protos_str(buf, sizeof(buf)),
+		      "(sk, rs) (Linux 4.9 up to 6.10) and (sk, ack, flag, rs) (Linux 6.10 on)"),
+	      "%s", buf);
+	/* BPF may write tp->snd_cwnd_stamp from 6.10 on */
+	CHECK(ops_map_own_cwnd_stamp(fast2), "fast2 keeps its own stamp");
+	CHECK(!ops_map_own_cwnd_stamp(fast4), "fast (6.10) writes the kernel's");
+}
+
 TEST(objpatch)
 {
 	FILE *f = fopen("build/bpf_cubic.bpf.o", "rb");
@@ -205,6 +261,7 @@ int main(void)
 	RUN(counters_keyed);
 	RUN(words);
 	RUN(datapath_table);
+	RUN(rules_table);
 	RUN(objpatch);
 	return unit_done("test_vocab");
 }

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # bash completion for cubicctl(8): commands, each command's options, instance
 # names after --name, tunable keys (KEY=), presets after --preset and preset=,
-# datapaths after --datapath, files after --config.
+# datapaths after --datapath and load's datapath=, files after --config, and
+# the command after help.
 #
 # Everything but the instance names is read from the cubicctl being completed
 # ('help', 'help --markdown', 'help --reasons-json', 'COMMAND --help'), so it
@@ -123,7 +124,13 @@ _cubicctl() {
 		fi
 		COMPREPLY=($(compgen -W "${cands[*]}" -- "$cur" || true))
 	elif [ "$cmd" = help ]; then
-		return 0
+		# help COMMAND, or its options
+		if [[ $cur == -* ]]; then
+			cands=($(_cubicctl_command_options "$bin" help | tr -d =))
+		elif ((cword == cmd_i + 1)); then
+			cands=($(_cubicctl_commands "$bin"))
+		fi
+		COMPREPLY=($(compgen -W "${cands[*]}" -- "$cur" || true))
 	else
 		# the value of an option: "--name NAME" or "--name=NAME"
 		if [[ $cur == --*=* ]]; then
@@ -156,8 +163,13 @@ _cubicctl() {
 			cands=($(_cubicctl_presets "$bin"))
 			val=${cur#preset=}
 			COMPREPLY=($(compgen -P preset= -W "${cands[*]}" -- "$val" || true))
+		elif [[ $cmd == load ]] && [[ $cur == datapath=* ]]; then
+			cands=($(_cubicctl_datapaths "$bin"))
+			val=${cur#datapath=}
+			COMPREPLY=($(compgen -P datapath= -W "${cands[*]}" -- "$val" || true))
 		elif [[ $cmd == load || $cmd == set ]] && [[ $cur != *=* ]]; then
 			cands=($(_cubicctl_keys "$bin") preset)
+			[ "$cmd" = load ] && cands+=(datapath)
 			COMPREPLY=($(compgen -S = -W "${cands[*]}" -- "$cur" || true))
 			compopt -o nospace 2>/dev/null || true
 		elif [ "$cmd" = get ]; then

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Keeps doc/cubicctl.8 equal to what cubicctl says about itself.
+"""Keeps docs/man/cubicctl.8 equal to what cubicctl says about itself.
 
-The man page is written by hand, but its lists that would drift (tunables,
-presets, exit codes, trace's exit reasons) sit between marker comments and are
-generated from cubicctl's own output, which comes from the same tables as its
-parser ('help', 'help --markdown', 'help --reasons-json'):
+The man page is written by hand, but its lists that would drift (the commands'
+synopses, tunables, rules, presets, exit codes, trace's exit reasons) sit
+between marker comments and are generated from cubicctl's own output, which
+comes from the same tables as its parser ('help', 'help --markdown',
+'help --reasons-json', 'help --options-json'):
 
     .\\" BEGIN GENERATED tunables (tools/doc/manpage.py update)
     ...
@@ -14,8 +15,8 @@ parser ('help', 'help --markdown', 'help --reasons-json'):
   manpage.py update [--cubicctl BIN] FILE   rewrite the generated parts of FILE
   manpage.py check  [--cubicctl BIN] FILE   exit 1 if they differ, or if FILE
         lacks a command of 'cubicctl help' (its own .SS "cubicctl CMD"), an
-        option of 'cubicctl CMD --help' (in that subsection), a global option
-        (in OPTIONS) or a datapath (in load's subsection)
+        option of the command's option table (in that subsection), a global
+        option (in OPTIONS) or a datapath (in load's subsection)
   manpage.py fragments [--cubicctl BIN]     print the generated parts
 
 Needs no root: every command it runs is a help text.
@@ -82,18 +83,53 @@ class Cubicctl:
         vocab = json.loads(run(binary, 'help', '--reasons-json'))
         self.reasons = [(r['name'], r['help']) for r in vocab['reasons']]
         self.datapaths = [d['name'] for d in vocab['datapaths']]
-        self.options = {}
-        for cmd in self.commands:
-            if cmd == 'help':  # 'help --help' is the whole help: every command's options
-                continue
-            text = run(binary, cmd, '--help')
-            self.options[cmd] = sorted(set(re.findall(r'(?<![\w-])(--[a-z][a-z-]*)', text)))
+        opts = json.loads(run(binary, 'help', '--options-json'))
+        self.global_options += [f"--{o['name']}" for o in opts['global']]
+        self.global_options = sorted(set(self.global_options))
+        self.command_table = opts['commands']
+        self.options = {c['name']: [f"--{o['name']}" for o in c['options']]
+                        for c in opts['commands']}
+        self.rules = vocab.get('rules', [])
 
 
 def esc(text):
     """Plain text as roff: backslashes escaped, no line read as a request."""
     text = text.replace('\\', '\\e')
     return '\\&' + text if text[:1] in ('.', "'") else text
+
+
+def roff_opt(o):
+    """One option of a synopsis: .OP's arguments, or a raw line for a group."""
+    name = '\\-\\-' + o['name'].replace('-', '\\-')
+    return name if o['value'] is None else f"{name} {esc(o['value'])}"
+
+
+def synopsis(c):
+    """The .SY block of each command, from its option table."""
+    out = []
+    for cmd in c.command_table:
+        out.append(f'.SY "cubicctl {cmd["name"]}"')
+        opts = cmd['options']
+        k = 0
+        while k < len(opts):
+            o = opts[k]
+            group = [o]
+            while o['group'] and k + len(group) < len(opts) and \
+                    opts[k + len(group)]['group'] == o['group']:
+                group.append(opts[k + len(group)])
+            if len(group) == 1:
+                out.append(f'.OP {roff_opt(o)}')
+            else:
+                parts = []
+                for g in group:
+                    b = '\\fB\\-\\-' + g['name'].replace('-', '\\-') + '\\fR'
+                    parts.append(b if g['value'] is None else f"{b} \\fI{esc(g['value'])}\\fR")
+                out.append('[' + ' | '.join(parts) + ']')
+            k += len(group)
+        if cmd['args']:
+            out.append(f".I \"{esc(cmd['args'])}\"")
+        out.append('.YS')
+    return out
 
 
 def fragments(c):
@@ -105,13 +141,18 @@ def fragments(c):
     presets = []
     for name, text in c.presets:
         presets += ['.TP', f'.B {name}', esc(text)]
+    rules = []
+    for r in c.rules:
+        also = f"; also {r['aliases']}" if r['aliases'] else ''
+        rules += ['.TP', f".BR {r['name']} \" (hystart={r['value']}{esc(also)})\"", esc(r['help'])]
     codes = []
     for code, text in c.exit_codes:
         codes += ['.TP', f'.B {code}', esc(text)]
     reasons = []
     for name, text in c.reasons:
         reasons += ['.TP', f'.B {name}', esc(text)]
-    return {'tunables': tun, 'presets': presets, 'exit-codes': codes, 'reasons': reasons}
+    return {'synopsis': synopsis(c), 'tunables': tun, 'rules': rules, 'presets': presets,
+            'exit-codes': codes, 'reasons': reasons}
 
 
 def replace_fragments(page, frags):
@@ -163,12 +204,31 @@ def has_word(text, word):
     return re.search(r'(?<![\w-])' + re.escape(word) + r'(?![\w-])', text) is not None
 
 
+def rendered(page):
+    """The page as man shows it (groff -man -Tutf8), or None without groff."""
+    try:
+        p = subprocess.run(['groff', '-man', '-Tutf8', '-P-cbou'], input=page,
+                           capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        return None
+    return p.stdout
+
+
+def garbled(text):
+    """Lines where a macro's quoting shows through: a '"' beside a typographic quote."""
+    return [line.strip() for line in text.splitlines()
+            if re.search(r'[\u201c\u201d]"|"[\u201c\u201d]|\u201c",', line)]
+
+
 def check(page, c):
     problems = []
+    text = rendered(page)
+    for line in garbled(text or ''):
+        problems.append(f"renders garbled (a macro's quote shows): '{line}'")
     try:
         if replace_fragments(page, fragments(c)) != page:
             problems.append('a generated part differs from cubicctl; run '
-                            "'tools/doc/manpage.py update doc/cubicctl.8' (make man)")
+                            "'tools/doc/manpage.py update docs/man/cubicctl.8' (make man)")
     except KeyError as e:
         problems.append(f"no marker pair for the generated part '{e.args[0]}'")
     sections = split(page, '.SH')
@@ -207,7 +267,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--cubicctl', default='./cubicctl', help='the binary to ask (./cubicctl)')
     ap.add_argument('action', choices=('update', 'check', 'fragments'))
-    ap.add_argument('file', nargs='?', default='doc/cubicctl.8')
+    ap.add_argument('file', nargs='?', default='docs/man/cubicctl.8')
     a = ap.parse_args()
     c = Cubicctl(a.cubicctl)
     frags = fragments(c)
