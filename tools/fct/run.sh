@@ -239,6 +239,9 @@ path_start() {
 	# the delay queue warms up; the first transfer must not pay for it
 	ip netns exec "$PATHN-snd" ping -c 2 -i 0.2 -q "$RCV_ADDR" >/dev/null 2>&1 || true
 	WATCH_DIR=$TMP watch_start "$PATHN-snd" "$P_BOUND" "fct $P_ID" || die "the impossible-window watch did not start"
+	# the counters before the first transfer; each transfer's "after" is the
+	# next one's "before" (nothing else crosses the path between them)
+	"$PATHEMU" show --name "$PATHN" >"$TMP/x.show1"
 }
 
 path_end() {
@@ -261,7 +264,7 @@ transfer() {
 	read -r aid kind arg label <<<"$1"
 	ca=$arg
 	[ "$kind" = bpf ] && ca=${PFX}${aid#bpf}
-	"$PATHEMU" show --name "$PATHN" >"$f.show0"
+	mv "$f.show1" "$f.show0"
 	load1=$(cut -d' ' -f1 /proc/loadavg)
 	t=$(date +%s.%N)
 	# the physical limit x 20 + 30 s: a transfer that slow has failed
