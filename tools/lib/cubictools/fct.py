@@ -99,14 +99,15 @@ def record(xfer, meta, show_before, show_after):
     rec["limit_s"] = round(lim, 6)
     fct = xfer.get("fct_s") if isinstance(xfer, dict) else None
     ok = fct is not None and not xfer.get("error") and xfer.get("bytes") == nbytes
+    rec["ca_used"] = xfer.get("ca") if isinstance(xfer, dict) else None
+    err = (xfer.get("error") if isinstance(xfer, dict) else None) or (None if ok else "no result")
+    if ok and rec["ca_used"] != meta["ca"]:
+        # not the algorithm asked for: no figure of it
+        ok, err = False, f"the socket ran {rec['ca_used']}, not {meta['ca']}"
     rec["completed"] = bool(ok)
     rec["fct_s"] = fct if ok else None
     rec["fct_over_limit"] = round(fct / lim, 4) if ok else None
-    rec["error"] = (xfer.get("error") if isinstance(xfer, dict) else None) or (None if ok else "no result")
-    rec["ca_used"] = xfer.get("ca") if isinstance(xfer, dict) else None
-    if ok and rec["ca_used"] != meta["ca"]:
-        rec["completed"] = False
-        rec["error"] = f"the socket ran {rec['ca_used']}, not {meta['ca']}"
+    rec["error"] = err
     for k in ("retrans", "bytes_retrans", "data_segs_out", "min_rtt_us", "srtt_us", "max_cwnd", "max_ssthresh",
               "cwnd_end", "ssthresh_end", "written_s", "rwnd_limited_us", "sndbuf_limited_us", "samples",
               "bound", "impossible"):
