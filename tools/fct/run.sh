@@ -100,7 +100,7 @@ if [ "$QUICK" = 1 ]; then
 fi
 : "${REPS:=5}" "${SIZES:=$DEFAULT_SIZES}" "${PATH_SEL:=$DEFAULT_PATHS}" "${OUT:=fct-out}"
 PFX=${PFX:-fc$(( $$ % 10000 ))}
-[[ $REPS =~ ^[1-9][0-9]*$ ]] && [ "$REPS" -le 1000 ] || bad "--reps: an integer 1..1000"
+if ! [[ $REPS =~ ^[1-9][0-9]{0,2}$ || $REPS = 1000 ]]; then bad "--reps: an integer 1..1000"; fi
 [[ $PFX =~ ^[A-Za-z0-9]{1,7}$ ]] || bad "--prefix: 1-7 letters or digits"
 
 # select_rows TABLE SELECTION: the rows whose ID is in SELECTION (all if empty), in table order
