@@ -110,6 +110,8 @@ def test_summary():
     check("the failed transfers show", "| 5MB | bpf_off | 2/3 | 1.550 |" in t)
     s = fct.suss_table(rows, "p", {})
     check("SUSS table: published HyStart 1.29 and 40", "| HyStart | cubic | 1.300 (1.200-1.400) | 1.29 | 1.01 |" in s)
+    # cubic's retrans were 0, 1, 2: one of three without a retransmission
+    check("SUSS table: transfers without a retransmission", "| 1.00 (1.00) | 1/3 |" in s)
     check("SUSS table: no 20 MB -> '-'", s.count("| - | - |") >= 1)
     eq("no SUSS table without 5 or 20 MB", fct.suss_table([dict(r, bytes=1000000) for r in rows], "p", {}), None)
 

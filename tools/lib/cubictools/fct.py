@@ -141,6 +141,7 @@ def summarize(records, reference=REFERENCE):
                "fct_median_s": med, "fct_min_s": lo, "fct_max_s": hi,
                "fct_ci95_s": stats.median_ci(fcts), "limit_s": rs[0]["limit_s"],
                "over_limit": med / rs[0]["limit_s"] if med is not None else None}
+        row["no_retrans"] = sum(1 for r in done if r["retrans"] == 0)
         for k in ("retrans", "tbf_drops", "loss_drops", "delayq_drops"):
             m, a, b = stats.median_min_max([r[k] for r in done])
             row[k] = {"median": m, "min": a, "max": b}
@@ -189,8 +190,8 @@ def suss_table(rows, path_id, algo_names):
         return None
     href = by.get((5 * 10 ** 6, REFERENCE))
     head = ["configuration", "ours", "5 MB FCT s, ours: median (min-max)", "published",
-            "ours / published", "x HyStart, ours (published)", "20 MB retrans, ours", "20 MB bottleneck drops, ours",
-            "20 MB lost, published"]
+            "ours / published", "x HyStart, ours (published)", "5 MB without a retransmission, ours",
+            "20 MB retrans, ours", "20 MB bottleneck drops, ours", "20 MB lost, published"]
     out = []
     pub_h = SUSS_PUBLISHED[1][1]
     for label, pub_fct, pub_lost, ids in SUSS_PUBLISHED:
@@ -203,9 +204,10 @@ def suss_table(rows, path_id, algo_names):
             out.append([label, algo_names.get(aid, aid), fct, f"{pub_fct:.2f}",
                         ratio(med / pub_fct) if med is not None else "-",
                         f"{ratio(xh)} ({pub_fct / pub_h:.2f})",
+                        f"{f5['no_retrans']}/{f5['completed']}" if f5 else "-",
                         _mmm(f20["retrans"]) if f20 else "-", _mmm(f20["tbf_drops"]) if f20 else "-",
                         str(pub_lost)])
-    return report.md_table(head, out, "llrrrrrrr")
+    return report.md_table(head, out, "llrrrrrrrr")
 
 
 def load_text(meta):
