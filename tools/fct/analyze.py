@@ -11,12 +11,13 @@
         object, the run's facts, the path's drop counters around it. Exit 3,
         naming the transfer and the value, if its sender saw an impossible
         window (docs/IMPOSSIBLE_WINDOWS.md)
-  analyze.py report --in DIR [--out DIR]
+  analyze.py report --in DIR [--out DIR] [--paths ID...]
         DIR/transfers.jsonl and DIR/run.txt -> summary.json and report.md
         (per path, size and algorithm: median FCT and range, x cubic, x the
         physical limit, retransmissions, bottleneck drops; the SUSS table when
         the run has its path). Prints the SUSS table (or the first path's).
-        Refuses (exit 3) a run with an impossible window.
+        Refuses (exit 3) a run with an impossible window; --paths reports
+        only those paths' transfers (those of a run stopped on another path).
 """
 import argparse
 import json
@@ -111,6 +112,9 @@ def cmd_report(a):
     src = a.inp
     out = a.out or src
     recs = read_records(os.path.join(src, "transfers.jsonl"))
+    if a.paths:
+        # a subset: e.g. the paths of a run stopped by an impossible window on another
+        recs = [r for r in recs if r["path"] in a.paths]
     if not recs:
         print(f"analyze.py: no transfers in {src}/transfers.jsonl", file=sys.stderr)
         return 1
@@ -133,6 +137,12 @@ def cmd_report(a):
     lines.append(f"Run {meta.get('date', '?')}: `{meta.get('command', '?')}`; kernel {meta.get('kernel', '?')}, "
                  f"{meta.get('cpus', '?')} CPUs, git {meta.get('git', '?')}; {len(recs)} transfers, "
                  f"{sum(1 for r in recs if r['completed'])} completed, wall {meta.get('wall_s', '?')} s.")
+    if a.paths:
+        lines.append(f"Only the transfers of path(s) {', '.join(a.paths)} of the run's `transfers.jsonl` "
+                     "(`analyze.py report --paths`).")
+    if not meta.get("wall_s"):
+        lines.append("**The run did not finish** (run.txt has no end: stopped, e.g. by an impossible window); "
+                     "CPU busy is unknown.")
     lines.append(f"Machine load during the run: {fct.load_text(meta)}.")
     hp = meta.get("hystart_param")
     lines.append("")
@@ -202,6 +212,7 @@ def main():
     o = sub.add_parser("report")
     o.add_argument("--in", dest="inp", required=True)
     o.add_argument("--out")
+    o.add_argument("--paths", nargs="+", help="only these paths' transfers")
     a = p.parse_args()
     return {"sizes": cmd_sizes, "record": cmd_record, "report": cmd_report}[a.cmd](a)
 

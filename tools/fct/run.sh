@@ -209,6 +209,18 @@ HYSTART=$(cat /sys/module/tcp_cubic/parameters/hystart 2>/dev/null || echo '')
 [ "$HYSTART" = 1 ] || log "warning: /sys/module/tcp_cubic/parameters/hystart is '$HYSTART': the kernel's cubic runs without HyStart"
 CPU_START=$(awk '$1 == "cpu" {print $2, $3, $4, $5, $6, $7, $8, $9}' /proc/stat)
 T_START=$(date +%s)
+# the run's facts now, so a run stopped early (an impossible window) keeps them
+{
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "command=$CMDLINE"
+	echo "reps=$REPS"
+	echo "sizes=$(cut -d' ' -f1 <<<"$SIZE_ROWS" | tr '\n' ' ' | sed 's/ $//')"
+	echo "kernel=$(uname -r)"
+	echo "cpus=$(nproc)"
+	echo "hystart_param=$HYSTART"
+	echo "cpu_start=$CPU_START"
+	echo "git=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
+} >"$OUT/run.txt"
 NSIZES=$(grep -c . <<<"$SIZE_ROWS")
 NXFER=$(( ${#PATHS[@]} * REPS * NSIZES * ${#ALGOS[@]} ))
 log "${#PATHS[@]} paths x $NSIZES sizes x ${#ALGOS[@]} algorithms x $REPS reps: $NXFER transfers -> $OUT"
@@ -309,20 +321,11 @@ T_END=$(date +%s)
 CPU_END=$(awk '$1 == "cpu" {print $2, $3, $4, $5, $6, $7, $8, $9}' /proc/stat)
 
 {
-	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "command=$CMDLINE"
-	echo "reps=$REPS"
-	echo "sizes=$(cut -d' ' -f1 <<<"$SIZE_ROWS" | tr '\n' ' ' | sed 's/ $//')"
 	echo "transfers=$NXFER"
 	echo "wall_s=$(( T_END - T_START ))"
-	echo "kernel=$(uname -r)"
-	echo "cpus=$(nproc)"
-	echo "hystart_param=$HYSTART"
-	echo "cpu_start=$CPU_START"
 	echo "cpu_end=$CPU_END"
 	echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "git=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
-} >"$OUT/run.txt"
+} >>"$OUT/run.txt"
 log "done in $(( T_END - T_START )) s"
 
 if [ "$REPORT" = 1 ]; then
