@@ -56,7 +56,7 @@ usage() {
 	sed -n '/^# usage:/,/^# See/s/^# \{0,1\}//p' "$0"
 	cat <<EOF
 
-  --quick       make fct-quick: path suss only, 3 reps (about 5 min)
+  --quick       make fct-quick: path suss only, 3 reps (6.5 min on a loaded 2-CPU VM)
   --reps N      repetitions (default 5); each runs every path's sizes and algorithms once
   --sizes L     transfer sizes (default "$DEFAULT_SIZES"; B, kB, MB, GB, KiB, MiB, GiB)
   --paths L     path IDs (default "$DEFAULT_PATHS"; see --list)
