@@ -174,6 +174,16 @@ eval: all $(DEPS_EVAL)
 eval-quick: all $(DEPS_EVAL)
 	$(Q)tools/eval/run.sh --quick --out $(OUT)/eval-quick
 
+# sudo make fct: flow completion time of 1, 5 and 20 MB transfers, every rule next to
+# the kernel's cubic and bbr (tools/fct/README.md) -> build/fct/report.md; fct-quick:
+# the SUSS testbed path only, 3 repetitions -> build/fct-quick
+.PHONY: fct fct-quick
+fct: all $(DEPS_TEST)
+	$(Q)tools/fct/run.sh --out $(OUT)/fct
+
+fct-quick: all $(DEPS_TEST)
+	$(Q)tools/fct/run.sh --quick --out $(OUT)/fct-quick
+
 bench: all $(OUT)/corebench $(DEPS_TEST)
 	$(Q)$(OUT)/corebench
 	$(Q)tools/bench/bench.sh
