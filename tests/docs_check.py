@@ -470,6 +470,55 @@ def check_examples(doc, text):
             ok()
 
 
+def help_options(cmd):
+    """(options of the usage lines, every option the help names) of 'cubicctl CMD --help'."""
+    p = run(["./cubicctl", cmd, "--help"], check=False)
+    out = p.stdout + p.stderr  # today's help goes to stderr; either will do
+    usage, in_usage = [], False
+    for line in out.splitlines():
+        if line.startswith("usage:"):
+            in_usage = True
+        elif not line.startswith(" "):
+            in_usage = False
+        if in_usage:
+            usage.append(line)
+    opt = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
+    return set(opt.findall("\n".join(usage))), set(opt.findall(out))
+
+
+def check_commands_doc():
+    """docs/COMMANDS.md's section of each command names every option of its usage, and
+    every option it names is one that some command's help names."""
+    doc = "docs/COMMANDS.md"
+    if not os.path.exists(doc):
+        return
+    text = open(doc, encoding="utf-8").read()
+    sections = {}
+    for m in re.finditer(r"^## ([^\n]+)\n(.*?)(?=^## |\Z)", text, re.M | re.S):
+        for word in re.findall(r"[a-z]+", m.group(1)):
+            sections[word] = m.group(2)
+    cmds, _ = help_sections()
+    known = {"--json", "--verbose", "--version", "--help", "--net"}  # --net: nsenter's
+    for cmd, _ in cmds:
+        if cmd == "help":
+            continue
+        usage, named = help_options(cmd)
+        known |= named
+        sect = sections.get(cmd)
+        if sect is None:
+            fail(doc, f"no section for '{cmd}' (a heading '## {cmd}')")
+            continue
+        missing = sorted(o for o in usage if not re.search(re.escape(o) + r"(?![\w-])", sect))
+        if missing:
+            fail(doc, f"the section of '{cmd}' does not mention {missing} ('cubicctl {cmd} --help')")
+        else:
+            ok()
+    for n, line in enumerate(text.split("\n"), 1):
+        for o in re.findall(r"(?<![\w-])--[a-z][a-z-]*", line):
+            if o not in known:
+                fail(f"{doc}:{n}", f"names {o}, which no command's --help names")
+
+
 # ---------------------------------------------------------------- main
 
 if not os.access("cubicctl", os.X_OK):
@@ -489,6 +538,7 @@ for doc in doc_files()[1:]:
     if doc not in linked:
         fail("README.md", f"does not link to {doc}")
 check_codemap()
+check_commands_doc()
 
 for f in failures:
     print(f"docs_check: {f}", file=sys.stderr)
