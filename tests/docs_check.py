@@ -189,6 +189,17 @@ def check_paths(doc, text):
 # ---------------------------------------------------------------- the map
 
 DETAILED = ("bpf", "include", "src")
+CONTINUED = 16  # a map line indented this far continues the description above
+
+
+def chk_rules(block):
+    rows = re.findall(r'X\(\s*\w+\s*,\s*(\d+)\s*,\s*"([^"]+)"', open("include/cubic_rules.h").read())
+    want = [f"{name} {value}" for value, name in rows]
+    got = []
+    for row in table_rows(block):
+        m = re.match(r"`([^`]+)` \((\d+)", row[0])
+        got.append(f"{m.group(1)} {m.group(2)}" if m else row[0])
+    return None if got == want else diff_msg(want, got)
 
 
 def check_codemap():
@@ -203,6 +214,8 @@ def check_codemap():
         if not line.strip():
             continue
         indent = len(line) - len(line.lstrip(" "))
+        if indent >= CONTINUED:
+            continue  # a description's second line
         name = line.split()[0]
         while stack and stack[-1][0] >= indent:
             stack.pop()
@@ -401,6 +414,7 @@ CHECKS = {
     "status --prometheus": chk_prom_sample,      # samples of families cubicctl prints
     "prometheus families": chk_prom_families,    # every family, and exits_total's reasons
     "make load": chk_make_load,                  # tools/make-load.sh's closing text
+    "rules": chk_rules,                          # the rows of include/cubic_rules.h
 }
 
 
@@ -408,11 +422,11 @@ def diff_msg(want, got):
     w, g = set(want), set(got)
     parts = []
     if w - g:
-        parts.append(f"missing {sorted(w - g)}")
+        parts.append(f"the tools say, the docs lack: {sorted(w - g)}")
     if g - w:
-        parts.append(f"not printed today {sorted(g - w)}")
+        parts.append(f"the docs say, the tools do not: {sorted(g - w)}")
     if not parts:
-        parts.append(f"order differs: want {want}")
+        parts.append(f"in another order: the tools say {want}")
     return "; ".join(parts)
 
 
