@@ -172,17 +172,25 @@ def check_links(doc, text):
     return linked
 
 
+# First components of paths that are not this tree's: the kernel's source, build/, the system.
+FOREIGN = {"net", "arch", "kernel", "build", "usr", "etc", "sys", "proc", "run", "var", "tmp", "dev"}
+PATH_EXT = r"\.(?:md|c|h|py|sh|bash|bats|8|in|conf|timer|service|json|jsonl|csv|png|txt)\b"
+
+
 def check_paths(doc, text):
-    tops = "|".join(re.escape(d) for d in TOP_DIRS if d not in ("build",))
-    pat = re.compile(r"(?<![\w./@$-])((?:%s)/[\w./{},*?@+-]*)" % tops)
+    """Paths under today's top-level folders, and any dir/file.EXT (a folder that is gone too)."""
+    tops = "|".join(re.escape(d) for d in TOP_DIRS if d not in FOREIGN)
+    pat = re.compile(r"(?<![\w./@$-])((?:%s)/[\w./{},*?@+-]*|[A-Za-z_][\w.-]*/[\w./{},*-]*%s)" % (tops, PATH_EXT))
     for _, n, line in split_fences(text):
         line = re.sub(r"\]\([^)]*\)", "]", line)  # link targets: check_links' business
         for p in pat.findall(line):
             p = p.rstrip(".,:;")
+            if p.split("/")[0] in FOREIGN:
+                continue
             if p.endswith("/README") or "..." in p:
                 continue
-            if matches(p):
-                ok()
+            if matches(p) or matches(os.path.join(os.path.dirname(doc), p)):
+                ok()  # from the top of the tree, or (docs/eval/...) from the document's folder
             else:
                 fail(f"{doc}:{n}", f"names '{p}', which is not in the tree")
 
