@@ -239,10 +239,16 @@ def check_codemap():
             fail("README.md map", f"names '{pat}', which is not in the tree")
             continue
         if is_dir:
-            if not os.path.isdir(pat.rstrip("/")):
-                fail("README.md map", f"'{pat}' is not a folder")
+            d = pat.rstrip("/")
+            if not os.path.isdir(d) or not any(f.startswith(d + "/") for f in FILES):
+                fail("README.md map", f"names '{pat}', which is not a folder of the tree's files")
+                continue
             folders.append(pat.rstrip("/"))
         else:
+            hits = [h for h in hits if h in FILES]
+            if not hits:
+                fail("README.md map", f"names '{pat}', which is not a file of the tree (git-ignored?)")
+                continue
             named_files.update(hits)
         ok()
     for d in TOP_DIRS:
