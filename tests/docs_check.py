@@ -380,7 +380,7 @@ def chk_reasons(block):
 def prom_families():
     # with nothing (or not this NAME) loaded it still prints every family's HELP and TYPE
     out = cubicctl("status", "--prometheus", "--name", "docs_check_none", check=False)
-    fams = [l.split()[2] for l in out.splitlines() if l.startswith("# TYPE ")]
+    fams = {l.split()[2]: l.split()[3] for l in out.splitlines() if l.startswith("# TYPE ")}
     if not fams:
         skipped.add("the Prometheus families ('cubicctl status' needs root)")
     return fams
@@ -399,14 +399,16 @@ def chk_prom_families(block):
     fams = prom_families()
     if not fams:
         return None
-    got, reasons = [], None
+    got, reasons, types = [], None, []
     for row in table_rows(block):
         for name in re.sub(r"\{[^}]*\}", "", uncode(row[0])).split(","):
             name = name.strip()
             got.append(name)
+            if name in fams and fams[name] != row[1]:
+                types.append(f"{name} is a {fams[name]}, the table says {row[1]}")
             if name == "bpf_cubic_exits_total":
                 reasons = [r.strip() for r in row[2].split("by reason:")[1].split(",")]
-    msgs = []
+    msgs = types
     if sorted(got) != sorted(fams):
         msgs.append(diff_msg(sorted(fams), sorted(got)))
     if reasons != [r["name"] for r in REASONS]:
