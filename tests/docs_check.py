@@ -357,24 +357,28 @@ def chk_unit(block):
     return f"not in the installed cubicctl@.service: {missing}" if missing else None
 
 
+def table_check(block, want):
+    """A table whose rows must be want's; on a difference, the rows to paste in."""
+    got = table_rows(block)
+    if got == want:
+        return None
+    rows = "\n".join("| " + " | ".join(r) + " |" for r in want)
+    return diff_msg([" | ".join(r) for r in want], [" | ".join(r) for r in got]) + \
+        f"\n  today's rows:\n{rows}"
+
+
 def chk_help(block):
     cmds, _ = help_sections()
-    want = [[f"`{c}`", s] for c, s in cmds]
-    got = table_rows(block)
-    return None if got == want else diff_msg([" | ".join(r) for r in want], [" | ".join(r) for r in got])
+    return table_check(block, [[f"`{c}`", s] for c, s in cmds])
 
 
 def chk_presets(block):
     _, presets = help_sections()
-    want = [[f"`{c}`", s] for c, s in presets]
-    got = table_rows(block)
-    return None if got == want else diff_msg([" | ".join(r) for r in want], [" | ".join(r) for r in got])
+    return table_check(block, [[f"`{c}`", s] for c, s in presets])
 
 
 def chk_reasons(block):
-    want = [[f"`{r['name']}`", r["help"]] for r in REASONS]
-    got = table_rows(block)
-    return None if got == want else diff_msg([" | ".join(r) for r in want], [" | ".join(r) for r in got])
+    return table_check(block, [[f"`{r['name']}`", r["help"]] for r in REASONS])
 
 
 def prom_families():
