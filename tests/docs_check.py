@@ -488,6 +488,11 @@ def check_examples(doc, text):
             m = re.match(r"\s+abi\s+(\d+)\s*$", line)
             if m and m.group(1) != abi:
                 fail(f"{doc}:{n}", f"a status example shows abi {m.group(1)}; include/cubic_abi.h says {abi}")
+            m = re.match(r"\s+tunables\s+(\w+=.*)$", line)
+            if m:
+                keys = re.findall(r"(\w+)=", m.group(1))
+                if keys != TUNABLES[:len(keys)]:
+                    fail(f"{doc}:{n}", f"a status 'tunables' line names {keys}; cubicctl prints {TUNABLES[:len(keys)]}")
             m = re.match(r"\s+exits\s+(\w+ \d+.*)$", line)
             if m:
                 got = re.findall(r"(?:^|, )(\w+) \d+", m.group(1))
@@ -563,6 +568,7 @@ if not os.access("cubicctl", os.X_OK):
     print("docs_check: ./cubicctl is missing: run 'make' first", file=sys.stderr)
     sys.exit(1)
 REASONS = json.loads(cubicctl("help", "--reasons-json"))["reasons"]
+TUNABLES = re.findall(r"^\| `(\w+)` \|", cubicctl("help", "--markdown"), re.M)
 
 linked = set()
 for doc in doc_files():
