@@ -12,9 +12,14 @@ Checks README.md and docs/*.md:
             subfolder covers its files; bpf/, include/ and src/ name their files, globs and
             {a,b} allowed)
   examples  what the tools print today: the ABI and version in every example; every status
-            `exits` line names the reasons of include/cubic_abi.h; and each block or table
-            marked <!-- check: WHAT --> (see CHECKS below)
-Prints one line per failure and a summary; exit 1 if anything failed. Standard library only.
+            `exits` line names the reasons of include/cubic_abi.h, every `tunables` line the
+            keys in order; and each block or table marked <!-- check: WHAT --> (see CHECKS
+            below: make install/uninstall's listings, the unit, the command table of
+            'cubicctl help', its presets, the exit reasons, the rules, the Prometheus families)
+  commands  docs/COMMANDS.md's section of each command names every option of its --help usage,
+            and names no option that no command has
+Prints one line per failure (a table that differs: today's rows, ready to paste) and a
+summary; exit 1 if anything failed. Needs ./cubicctl (make). Standard library only.
 """
 import fnmatch
 import json
