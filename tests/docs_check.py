@@ -483,26 +483,27 @@ def check_examples(doc, text):
     abi, ver = abi_version(), release()
     exits_reasons = [r["name"] for r in REASONS if r.get("status_line") == "exits"]
     for code, n, line in split_fences(text):
-        for a in re.findall(r"\babi=\"(\d+)\"", line) + re.findall(r"\bABI (\d+)\b", line) if code else []:
+        if not code:
+            continue
+        for a in re.findall(r"\babi=\"(\d+)\"", line) + re.findall(r"\bABI (\d+)\b", line):
             if a != abi:
                 fail(f"{doc}:{n}", f"an example shows ABI {a}; include/cubic_abi.h says {abi}")
-        if code:
-            for v in re.findall(r"\bversion=\"([^\"]+)\"", line) + re.findall(r"^cubicctl (\d+\.\d+\.\d+) \(", line):
-                if v != ver:
-                    fail(f"{doc}:{n}", f"an example shows version {v}; the Makefile says {ver}")
-            m = re.match(r"\s+abi\s+(\d+)\s*$", line)
-            if m and m.group(1) != abi:
-                fail(f"{doc}:{n}", f"a status example shows abi {m.group(1)}; include/cubic_abi.h says {abi}")
-            m = re.match(r"\s+tunables\s+(\w+=.*)$", line)
-            if m:
-                keys = re.findall(r"(\w+)=", m.group(1))
-                if keys != TUNABLES[:len(keys)]:
-                    fail(f"{doc}:{n}", f"a status 'tunables' line names {keys}; cubicctl prints {TUNABLES[:len(keys)]}")
-            m = re.match(r"\s+exits\s+(\w+ \d+.*)$", line)
-            if m:
-                got = re.findall(r"(?:^|, )(\w+) \d+", m.group(1))
-                if got != exits_reasons:
-                    fail(f"{doc}:{n}", f"a status 'exits' line names {got}; cubicctl prints {exits_reasons}")
+        for v in re.findall(r"\bversion=\"([^\"]+)\"", line) + re.findall(r"^cubicctl (\d+\.\d+\.\d+) \(", line):
+            if v != ver:
+                fail(f"{doc}:{n}", f"an example shows version {v}; the Makefile says {ver}")
+        m = re.match(r"\s+abi\s+(\d+)\s*$", line)
+        if m and m.group(1) != abi:
+            fail(f"{doc}:{n}", f"a status example shows abi {m.group(1)}; include/cubic_abi.h says {abi}")
+        m = re.match(r"\s+tunables\s+(\w+=.*)$", line)
+        if m:
+            keys = re.findall(r"(\w+)=", m.group(1))
+            if keys != TUNABLES[:len(keys)]:
+                fail(f"{doc}:{n}", f"a status 'tunables' line names {keys}; cubicctl prints {TUNABLES[:len(keys)]}")
+        m = re.match(r"\s+exits\s+(\w+ \d+.*)$", line)
+        if m:
+            got = re.findall(r"(?:^|, )(\w+) \d+", m.group(1))
+            if got != exits_reasons:
+                fail(f"{doc}:{n}", f"a status 'exits' line names {got}; cubicctl prints {exits_reasons}")
     for what, n, block in marked_blocks(text):
         fn = CHECKS.get(what)
         if not fn:
