@@ -38,19 +38,20 @@ run_unit() {
 	done
 }
 
-# The README's tunables table is the one cubicctl prints from the tunables table.
+# docs/TUNABLES.md's tunables table is the one cubicctl prints from the tunables table.
 run_docs() {
 	local want got out=
+	/usr/bin/python3 tests/docs_check.py && echo "docs: tests/docs_check.py: links, code map and examples match the tree" && pass=$((pass + 1)) || { fail=$((fail + 1)); failed+=("docs: tests/docs_check.py"); }
 	want=$(./cubicctl help --markdown)
-	got=$(sed -n '/<!-- tunables:begin -->/,/<!-- tunables:end -->/p' README.md | sed '1d;$d')
+	got=$(sed -n '/<!-- tunables:begin -->/,/<!-- tunables:end -->/p' docs/TUNABLES.md | sed '1d;$d')
 	if [ "$want" = "$got" ]; then
-		echo "docs: README.md tunables table matches 'cubicctl help --markdown'"
+		echo "docs: docs/TUNABLES.md tunables table matches 'cubicctl help --markdown'"
 		pass=$((pass + 1))
 	else
-		echo "docs: README.md tunables table differs from 'cubicctl help --markdown':" >&2
+		echo "docs: docs/TUNABLES.md tunables table differs from 'cubicctl help --markdown':" >&2
 		diff <(echo "$want") <(echo "$got") >&2
 		fail=$((fail + 1))
-		failed+=("docs: README.md tunables table")
+		failed+=("docs: docs/TUNABLES.md tunables table")
 	fi
 	# docs/man/cubicctl.8: its generated parts, every command and option, and no
 	# groff warning
