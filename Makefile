@@ -47,7 +47,7 @@ DEPS_EVAL  := $(OUT)/.deps-eval
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/unit/%,$(wildcard tests/unit/test_*.c))
 # Pure user-space sources the unit tests link against (no libbpf).
 UNIT_LIBSRC := src/tunables.c src/json.c src/vocab.c src/objpatch.c src/prom.c
-UNIT_LIBSRC += src/loadconf.c
+UNIT_LIBSRC += src/loadconf.c src/attach_rules.c
 
 .PHONY: FORCE all deps load unload soak test test-quick test-unit test-integration eval eval-quick bench vmlinux clean
 

@@ -92,9 +92,13 @@ static __always_inline bool dst_match(struct bpf_sock_ops *ops)
 
 static __always_inline bool port_match(struct bpf_sock_ops *ops)
 {
-	/* local_port is in host order; remote_port in network order, in the low 16 bits */
+	/*
+	 * local_port is in host order; remote_port in network order, and on a
+	 * little-endian machine shifted into the upper 16 bits (the kernel's
+	 * sock_ops_convert_ctx_access() loads skc_dport and shifts it left by 16)
+	 */
 	__u16 lport = (__u16)ops->local_port;
-	__u16 rport = bpf_ntohs((__u16)ops->remote_port);
+	__u16 rport = bpf_ntohs((__u16)(ops->remote_port >> 16));
 
 	return bpf_map_lookup_elem(&ports, &lport) || bpf_map_lookup_elem(&ports, &rport);
 }

@@ -19,7 +19,6 @@
 #define ATTACH_PIN_DST6	  "dst6"
 #define ATTACH_PIN_PORTS  "ports"
 #define ATTACH_PIN_COUNT  "counters"
-#define ATTACH_PIN_CGROUP "cgroup" /* a file: the cgroup's path, for status and detach */
 
 #define ATTACH_MAX_PREFIXES 64
 #define ATTACH_MAX_PORTS    64
@@ -28,10 +27,14 @@
 #define ATTACH_F_DST  0x1 /* the peer's address must be in dst4/dst6 */
 #define ATTACH_F_PORT 0x2 /* the local or the peer's port must be in ports */
 
+#define ATTACH_CGROUP_MAX 512
+
 struct attach_conf {
 	char cc[16]; /* the congestion control: the instance's name (TCP_CA_NAME_MAX) */
 	__u32 flags;
 	__u32 abi;   /* CUBIC_ABI_VERSION of the object that made it */
+	/* for cubicctl only (bpffs holds no plain files): the cgroup, as attached */
+	char cgroup[ATTACH_CGROUP_MAX];
 };
 
 struct attach_lpm4 {

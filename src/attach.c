@@ -3,7 +3,6 @@
  * Attachments: cgroup sock_ops programs that select an instance for the
  * cgroup's connections (attach.h). The only user of attach.skel.h.
  */
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,100 +19,6 @@
 #include "cubicctl.h"
 #include "attach.h"
 #include "attach.skel.h"
-
-int attach_add_prefix(struct attach_rules *r, const char *s, char *err, size_t errlen)
-{
-	char addr[INET6_ADDRSTRLEN + 1];
-	const char *slash = strchr(s, '/');
-	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
-	unsigned char buf[16];
-	long plen = -1;
-	bool v6;
-
-	if (alen == 0 || alen >= sizeof(addr))
-		goto bad;
-	memcpy(addr, s, alen);
-	addr[alen] = '\0';
-	if (inet_pton(AF_INET, addr, buf) == 1)
-		v6 = false;
-	else if (inet_pton(AF_INET6, addr, buf) == 1)
-		v6 = true;
-	else
-		goto bad;
-	if (slash) {
-		char *end;
-
-		errno = 0;
-		plen = strtol(slash + 1, &end, 10);
-		if (errno || end == slash + 1 || *end || plen < 0 || plen > (v6 ? 128 : 32))
-			goto bad;
-	} else {
-		plen = v6 ? 128 : 32;
-	}
-	if (v6) {
-		if (r->ndst6 >= ATTACH_MAX_PREFIXES)
-			goto full;
-		r->dst6[r->ndst6].prefixlen = (__u32)plen;
-		memcpy(r->dst6[r->ndst6].addr, buf, 16);
-		r->ndst6++;
-	} else {
-		if (r->ndst4 >= ATTACH_MAX_PREFIXES)
-			goto full;
-		r->dst4[r->ndst4].prefixlen = (__u32)plen;
-		memcpy(&r->dst4[r->ndst4].addr, buf, 4);
-		r->ndst4++;
-	}
-	return 0;
-bad:
-	snprintf(err, errlen, "--dst '%s' is not an IPv4 or IPv6 prefix (10.0.0.0/8, 2001:db8::/32)",
-		 s);
-	return -EINVAL;
-full:
-	snprintf(err, errlen, "--dst: at most %d prefixes of each family", ATTACH_MAX_PREFIXES);
-	return -EINVAL;
-}
-
-int attach_add_port(struct attach_rules *r, const char *s, char *err, size_t errlen)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > 65535 || s[0] == '+' || s[0] == '-') {
-		snprintf(err, errlen, "--port '%s' is not a port number (1..65535)", s);
-		return -EINVAL;
-	}
-	if (r->nports >= ATTACH_MAX_PORTS) {
-		snprintf(err, errlen, "--port: at most %d ports", ATTACH_MAX_PORTS);
-		return -EINVAL;
-	}
-	r->ports[r->nports++] = (__u16)v;
-	return 0;
-}
-
-void attach_rules_str(const struct attach_rules *r, char *buf, size_t len)
-{
-	char a[INET6_ADDRSTRLEN];
-	size_t off = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < r->ndst4 && off < len; i++) {
-		inet_ntop(AF_INET, &r->dst4[i].addr, a, sizeof(a));
-		off += snprintf(buf + off, len - off, "%sdst %s/%u", off ? " " : "", a,
-				r->dst4[i].prefixlen);
-	}
-	for (i = 0; i < r->ndst6 && off < len; i++) {
-		inet_ntop(AF_INET6, r->dst6[i].addr, a, sizeof(a));
-		off += snprintf(buf + off, len - off, "%sdst %s/%u", off ? " " : "", a,
-				r->dst6[i].prefixlen);
-	}
-	for (i = 0; i < r->nports && off < len; i++)
-		off += snprintf(buf + off, len - off, "%sport %u", off ? " " : "", r->ports[i]);
-	if (!off)
-		snprintf(buf, len, "all");
-}
 
 /* The cgroup2 mount point, from /proc/self/mountinfo (never assumed). */
 static int cgroup2_mount(char *out, size_t len)
@@ -199,7 +104,8 @@ static int remove_dir(int id)
 	return err;
 }
 
-static int read_rules(int id, struct attach_rules *r, char *name, size_t namelen)
+static int read_rules(int id, struct attach_rules *r, char *name, size_t namelen, char *cg,
+		      size_t cglen)
 {
 	char path[PATH_MAX];
 	struct attach_conf cf;
@@ -217,6 +123,7 @@ static int read_rules(int id, struct attach_rules *r, char *name, size_t namelen
 	if (rc)
 		return rc;
 	snprintf(name, namelen, "%.*s", (int)sizeof(cf.cc), cf.cc);
+	snprintf(cg, cglen, "%.*s", (int)sizeof(cf.cgroup), cf.cgroup);
 	attach_dir(path, sizeof(path), id, ATTACH_PIN_DST4);
 	fd = bpf_obj_get(path);
 	if (fd >= 0) {
@@ -310,8 +217,7 @@ int attach_list(struct attach_info *out, int max)
 		return 0;
 	while ((de = readdir(d)) && n < max) {
 		struct attach_info *a = &out[n];
-		char path[PATH_MAX], *end;
-		FILE *f;
+		char *end;
 		long id;
 
 		id = strtol(de->d_name, &end, 10);
@@ -319,15 +225,9 @@ int attach_list(struct attach_info *out, int max)
 			continue;
 		memset(a, 0, sizeof(*a));
 		a->id = (int)id;
-		if (read_rules(a->id, &a->rules, a->name, sizeof(a->name)))
+		if (read_rules(a->id, &a->rules, a->name, sizeof(a->name), a->cgroup,
+			       sizeof(a->cgroup)))
 			snprintf(a->name, sizeof(a->name), "?");
-		attach_dir(path, sizeof(path), a->id, ATTACH_PIN_CGROUP);
-		f = fopen(path, "r");
-		if (f) {
-			if (fgets(a->cgroup, sizeof(a->cgroup), f))
-				a->cgroup[strcspn(a->cgroup, "\n")] = '\0';
-			fclose(f);
-		}
 		read_counters(a->id, a->c);
 		a->attached = link_attached(a->id);
 		n++;
@@ -399,7 +299,6 @@ int attach_create(const char *name, const char *cgroup, const struct attach_rule
 	__u8 one = 1;
 	__u32 zero = 0;
 	bool made = false;
-	FILE *f;
 
 	n = attach_list(list, ATTACH_LIST_MAX);
 	for (i = 0; i < n; i++) {
@@ -437,6 +336,11 @@ int attach_create(const char *name, const char *cgroup, const struct attach_rule
 		goto out;
 	}
 	snprintf(cf.cc, sizeof(cf.cc), "%s", name);
+	if (strlen(cgroup) >= sizeof(cf.cgroup)) {
+		errmsg("cgroup path %s is longer than %d bytes", cgroup, ATTACH_CGROUP_MAX - 1);
+		goto out;
+	}
+	snprintf(cf.cgroup, sizeof(cf.cgroup), "%s", cgroup);
 	if (r->ndst4 || r->ndst6)
 		cf.flags |= ATTACH_F_DST;
 	if (r->nports)
@@ -456,12 +360,6 @@ int attach_create(const char *name, const char *cgroup, const struct attach_rule
 		      pin_map(skel->maps.counters, id, ATTACH_PIN_COUNT);
 	if (err) {
 		errmsg("can't fill or pin the attachment's maps under %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	attach_dir(path, sizeof(path), id, ATTACH_PIN_CGROUP);
-	f = fopen(path, "w");
-	if (!f || fprintf(f, "%s\n", cgroup) < 0 || fclose(f)) {
-		errmsg("can't write %s: %s", path, strerror(errno));
 		goto out;
 	}
 	/* last: from here on connections are switched */

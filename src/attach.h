@@ -58,5 +58,7 @@ int attach_create(const char *name, const char *cgroup, const struct attach_rule
 int attach_destroy(int id);
 /* Every attachment, by id; returns the count (at most max). */
 int attach_list(struct attach_info *out, int max);
+/* Detaches every attachment of instance name (cmd_attach.c): how many, or -errno. */
+int attach_detach_instance(const char *name, bool quiet);
 
 #endif /* CUBICCTL_ATTACH_H */

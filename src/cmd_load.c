@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cubicctl.h"
+#include "attach.h"
 #include "loadconf.h"
 #include "tunables.h"
 
@@ -163,6 +164,19 @@ static int read_config(const char *path, bool optional, struct loadconf *c)
 	return 0;
 }
 
+/* Unregisters and unpins an instance this load just made (an attach= line failed). */
+static void unload_new(const char *name)
+{
+	struct instance in;
+
+	if (instance_open(&in, name))
+		return;
+	if (instance_state(&in) == INST_REGISTERED)
+		instance_unregister(in.ops_fd, name);
+	instance_close(&in);
+	instance_remove_pins(name);
+}
+
 int cmd_load(int argc, char **argv)
 {
 	struct load_opts o = { .name = CUBIC_DEFAULT_NAME, .datapath = -1,
@@ -170,7 +184,9 @@ int cmd_load(int argc, char **argv)
 	const char *name, *config;
 	bool config_read = false;
 	enum datapath dp = DATAPATH_EXACT;
-	struct loadconf conf;
+	static struct loadconf conf;
+	static char cgroups[LOADCONF_MAX_ATTACH][PATH_MAX];
+	int ids[LOADCONF_MAX_ATTACH] = { 0 };
 	char *words[CUBIC_TUN_COUNT + 2], preset_word[80], err[256];
 	struct cubic_tunables t;
 	struct instance in;
@@ -278,6 +294,17 @@ int cmd_load(int argc, char **argv)
 		rc = EXIT_FAIL;
 		goto out;
 	}
+	/* the file's attach= lines: their cgroups must be there before anything is made */
+	for (int i = 0; config_read && i < conf.nattach; i++) {
+		char why[PATH_MAX + 64];
+
+		if (attach_resolve_cgroup(conf.attach[i].cgroup, cgroups[i], sizeof(cgroups[i]), why,
+					  sizeof(why))) {
+			errmsg("%s:%u: %s", config, conf.attach[i].line, why);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (rule_refused(dp, t.hystart, err, sizeof(err))) {
 		errmsg("%s", err);
 		rc = EXIT_FAIL;
@@ -286,6 +313,17 @@ int cmd_load(int argc, char **argv)
 	if (instance_load(name, &t, o.ring_size, dp)) {
 		rc = EXIT_FAIL;
 		goto out;
+	}
+	for (int i = 0; config_read && i < conf.nattach; i++) {
+		if (attach_create(name, cgroups[i], &conf.attach[i].rules, &ids[i])) {
+			/* all or nothing: what this load made goes */
+			attach_detach_instance(name, true);
+			unload_new(name);
+			errmsg("%s:%u: not loaded: the attachment failed", config,
+			       conf.attach[i].line);
+			rc = EXIT_FAIL;
+			goto out;
+		}
 	}
 	/* Programs without CAP_NET_ADMIN may only pick allowed algorithms. */
 	allowed = allow_ca(name) == 0;
@@ -303,11 +341,25 @@ int cmd_load(int argc, char **argv)
 		json_str(j, "datapath", datapath_str(dp));
 		json_str(j, "pins", in.dir);
 		json_str_or_null(j, "config", config_read ? config : NULL);
+		json_arr_open(j, "attached");
+		for (int i = 0; config_read && i < conf.nattach; i++) {
+			json_obj_open(j, NULL);
+			json_u64(j, "id", (unsigned)ids[i]);
+			json_str(j, "cgroup", cgroups[i]);
+			json_obj_close(j);
+		}
+		json_arr_close(j);
 		json_obj_close(j);
 		json_end(j);
 	} else {
 		printf("loaded %s, %s datapath%s%s (pins in %s)\n", name, datapath_str(dp),
 		       config_read ? ", settings of " : "", config_read ? config : "", in.dir);
+		for (int i = 0; config_read && i < conf.nattach; i++) {
+			char rules[512];
+
+			attach_rules_str(&conf.attach[i].rules, rules, sizeof(rules));
+			printf("attached %d: %s for %s (%s)\n", ids[i], name, cgroups[i], rules);
+		}
 	}
 	rc = EXIT_OK;
 out:

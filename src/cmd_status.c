@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cubicctl.h"
+#include "attach.h"
+#include "routes.h"
 #include "prom.h"
 #include "tunables.h"
 #include "version.h"
@@ -144,6 +146,66 @@ static void print_tunables(const struct cubic_tunables *t)
 	printf(" ('cubicctl get' lists them all)\n");
 }
 
+#define MAX_ATTACH 256
+#define MAX_ROUTES 64
+
+/* The attachments and routes that select instance name, in text (status) */
+static void print_selection_text(const char *name)
+{
+	static struct attach_info a[MAX_ATTACH];
+	struct route_ref r[MAX_ROUTES];
+	int n = attach_list(a, MAX_ATTACH), nr = routes_naming(name, r, MAX_ROUTES);
+	char rules[512];
+
+	for (int i = 0; i < n; i++) {
+		if (strcmp(a[i].name, name))
+			continue;
+		attach_rules_str(&a[i].rules, rules, sizeof(rules));
+		printf("  attached  %d: %s (%s): %llu switched, %llu left alone by the rules, "
+		       "%llu failed%s\n",
+		       a[i].id, a[i].cgroup, rules, (unsigned long long)a[i].c[ATTACH_CNT_SWITCHED],
+		       (unsigned long long)a[i].c[ATTACH_CNT_SKIPPED],
+		       (unsigned long long)a[i].c[ATTACH_CNT_FAILED],
+		       a[i].attached ? "" : "; the cgroup is gone ('cubicctl detach')");
+	}
+	for (int i = 0; i < nr && i < MAX_ROUTES; i++)
+		printf("  route     %s congctl %s%s\n", r[i].route, r[i].locked ? "lock " : "",
+		       name);
+}
+
+static void print_selection_json(struct json *j, const char *name)
+{
+	static struct attach_info a[MAX_ATTACH];
+	struct route_ref r[MAX_ROUTES];
+	int n = attach_list(a, MAX_ATTACH), nr = routes_naming(name, r, MAX_ROUTES);
+	char rules[512];
+
+	json_arr_open(j, "attachments");
+	for (int i = 0; i < n; i++) {
+		if (strcmp(a[i].name, name))
+			continue;
+		attach_rules_str(&a[i].rules, rules, sizeof(rules));
+		json_obj_open(j, NULL);
+		json_u64(j, "id", (unsigned)a[i].id);
+		json_str(j, "cgroup", a[i].cgroup);
+		json_str(j, "rules", rules);
+		json_bool(j, "attached", a[i].attached);
+#define X(ID, key, help) json_u64(j, key, a[i].c[ATTACH_CNT_##ID]);
+		ATTACH_COUNTERS(X)
+#undef X
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_arr_open(j, "routes");
+	for (int i = 0; i < nr && i < MAX_ROUTES; i++) {
+		json_obj_open(j, NULL);
+		json_str(j, "route", r[i].route);
+		json_bool(j, "locked", r[i].locked);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
 static void print_text(const struct instance *in, enum instance_state st,
 		       const struct cubic_counters *c, const struct cubic_tunables *t)
 {
@@ -193,6 +255,7 @@ static void print_text(const struct instance *in, enum instance_state st,
 	printf("  repaired  %llu impossible cwnd/ssthresh values replaced (docs/IMPOSSIBLE_WINDOWS.md)\n",
 	       (unsigned long long)c->c[CUBIC_CNT_REPAIRED]);
 	print_tunables(t);
+	print_selection_text(in->name);
 }
 
 static void print_json(struct json *j, const struct instance *in, enum instance_state st,
@@ -231,6 +294,8 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 			json_str_or_null(j, "preset", p && !n ? p->name : NULL);
 		}
 	}
+	if (st == INST_REGISTERED)
+		print_selection_json(j, in->name);
 	json_obj_close(j);
 }
 

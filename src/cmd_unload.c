@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cubicctl.h"
+#include "attach.h"
+#include "routes.h"
 
 struct unload_opts {
 	const char *name;
@@ -13,7 +15,8 @@ struct unload_opts {
 static const struct opt unload_opts[] = {
 	OPT_NAME(struct unload_opts, name),
 	OPT_FLAG("force", struct unload_opts, force,
-		 "unload it even while it is the default: make cubic (or reno) the default first"),
+		 "unload it even while it is the default (make cubic or reno the default first), "
+		 "while attachments select it (detach them first) or routes name it"),
 	OPT_END
 };
 
@@ -25,7 +28,11 @@ static void describe(FILE *f)
 		"default to 'cubic', or to 'reno' where cubic may not be the default (in a\n"
 		"network namespace other than the host's, only an algorithm of\n"
 		"net.ipv4.tcp_allowed_congestion_control may be; reno always is). Sockets\n"
-		"already using it keep it until they close. It unregisters only a bpf_cubic\n"
+		"already using it keep it until they close. It also refuses while 'cubicctl\n"
+		"attach' attachments select it (--force detaches them first) or routes of this\n"
+		"network namespace name it (ip route ... congctl NAME: with --force they are\n"
+		"left naming nothing, and their connections start on the default; Debian 12's\n"
+		"'ip route show' then crashes on a 'congctl lock' one). It unregisters only a bpf_cubic\n"
 		"struct_ops map registered under exactly NAME (read through the kernel's BTF),\n"
 		"and leaves anything else alone.\n");
 }
@@ -91,6 +98,33 @@ int cmd_unload(int argc, char **argv)
 		instance_foreign_msg(&in);
 		rc = EXIT_FAIL;
 		goto out_close;
+	}
+	if (st == INST_REGISTERED) {
+		static struct attach_info a[256];
+		struct route_ref r[8];
+		int na = 0, n = attach_list(a, 256), nr = routes_naming(name, r, 8);
+
+		for (int i = 0; i < n; i++)
+			na += !strcmp(a[i].name, name);
+		if ((na || nr > 0) && !o.force) {
+			if (na)
+				errmsg("%d attachment%s %s ('cubicctl status' lists them); detach "
+				       "them first ('cubicctl detach --name %s'), or use --force", na,
+				       na > 1 ? "s select" : " selects", name, name);
+			else
+				errmsg("%d route%s %s as congctl (%s%s); delete %s first, or use "
+				       "--force", nr, nr > 1 ? "s name" : " names", name, r[0].route,
+				       nr > 1 ? ", ..." : "", nr > 1 ? "them" : "it");
+			rc = EXIT_FAIL;
+			goto out_close;
+		}
+		if (na && attach_detach_instance(name, false) < 0) {
+			errmsg("can't detach the attachments of %s under %s", name, ATTACH_ROOT);
+			rc = EXIT_FAIL;
+			goto out_close;
+		}
+		for (int i = 0; i < nr && i < 8; i++)
+			note("route %s names %s: it will name nothing", r[i].route, name);
 	}
 	if (st == INST_REGISTERED && !read_default_ca(def, sizeof(def)) && !strcmp(def, name)) {
 		/* one choice, said and done alike */

@@ -93,6 +93,58 @@ static int parse_line(const char *key, const char *val, unsigned lineno, unsigne
 	return 0;
 }
 
+/*
+ * attach=CGROUP [dst=PREFIX]... [port=PORT]...: the words after "attach=";
+ * one sentence in why on error.
+ */
+static int parse_attach(const char *val, unsigned lineno, struct loadconf_attach *att, int *natt,
+			char *why, size_t whylen)
+{
+	struct loadconf_attach *a;
+	char buf[LINE_MAX_CHARS + 1], *w, *save = NULL;
+
+	if (*natt >= LOADCONF_MAX_ATTACH) {
+		snprintf(why, whylen, "at most %d attach= lines", LOADCONF_MAX_ATTACH);
+		return -1;
+	}
+	a = &att[*natt];
+	memset(a, 0, sizeof(*a));
+	snprintf(buf, sizeof(buf), "%s", val);
+	w = strtok_r(buf, " \t", &save);
+	if (!w || strchr(w, '=')) {
+		snprintf(why, whylen, "attach= needs a cgroup first: attach=CGROUP [dst=PREFIX]... "
+				      "[port=PORT]...");
+		return -1;
+	}
+	if (strlen(w) >= sizeof(a->cgroup)) {
+		snprintf(why, whylen, "attach=: the cgroup is longer than %d bytes",
+			 ATTACH_CGROUP_MAX - 1);
+		return -1;
+	}
+	memcpy(a->cgroup, w, strlen(w) + 1);
+	while ((w = strtok_r(NULL, " \t", &save))) {
+		char reason[200];
+		int rc;
+
+		if (!strncmp(w, "dst=", 4))
+			rc = attach_add_prefix(&a->rules, w + 4, reason, sizeof(reason));
+		else if (!strncmp(w, "port=", 5))
+			rc = attach_add_port(&a->rules, w + 5, reason, sizeof(reason));
+		else {
+			snprintf(why, whylen, "attach=: '%s' is not dst=PREFIX or port=PORT", w);
+			return -1;
+		}
+		if (rc) {
+			/* attach_rules.c says --dst/--port: here the words are dst=/port= */
+			snprintf(why, whylen, "attach=: %s", reason + 2);
+			return -1;
+		}
+	}
+	a->line = lineno;
+	(*natt)++;
+	return 0;
+}
+
 int loadconf_parse(const char *text, size_t len, const char *file, struct loadconf *out, char *err,
 		   size_t errlen)
 {
@@ -100,7 +152,8 @@ int loadconf_parse(const char *text, size_t len, const char *file, struct loadco
 	__u32 vals[CUBIC_TUN_COUNT] = { 0 };
 	char preset[32] = "", why[1024];
 	const char *p = text, *end = text + len;
-	int dp = -1;
+	struct loadconf_attach att[LOADCONF_MAX_ATTACH];
+	int dp = -1, natt = 0;
 
 	if (len > LOADCONF_MAX_BYTES) {
 		snprintf(err, errlen, "%s: larger than %d bytes: not a config file", file,
@@ -145,6 +198,15 @@ int loadconf_parse(const char *text, size_t len, const char *file, struct loadco
 				 (int)n, line);
 			return -1;
 		}
+		if (klen == 6 && !memcmp(k, "attach", 6)) {
+			memcpy(val, v, vlen);
+			val[vlen] = '\0';
+			if (parse_attach(val, lineno, att, &natt, why, sizeof(why))) {
+				snprintf(err, errlen, "%s:%u: %s", file, lineno, why);
+				return -1;
+			}
+			continue;
+		}
 		if (memchr(v, '=', vlen)) {
 			snprintf(err, errlen, "%s:%u: '%.*s' has more than one '='", file, lineno,
 				 (int)n, line);
@@ -170,5 +232,7 @@ int loadconf_parse(const char *text, size_t len, const char *file, struct loadco
 		if (seen_line[id])
 			tun_set(&out->t, id, vals[id]);
 	out->datapath = dp;
+	out->nattach = natt;
+	memcpy(out->attach, att, sizeof(att[0]) * (size_t)natt);
 	return 0;
 }

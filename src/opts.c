@@ -67,7 +67,7 @@ static void take(struct parse *p, const struct opt *o, const char *val, void *op
 	void *field = (char *)(o->global ? (void *)&g_opts : opts) + o->offset;
 
 	opt_label(o, label, sizeof(label));
-	if (*seen) {
+	if (*seen && !o->repeat) {
 		fail(p, "%s: given twice", label);
 		return;
 	}
@@ -221,8 +221,9 @@ const char *opts_synopsis(const struct command *c, char *buf, size_t len)
 		bool more = o->group && next->name && next->group && !strcmp(o->group, next->group);
 		char a[80];
 
-		off += (size_t)snprintf(buf + off, len - off, "%s%s%s", in ? " | " : " [",
-					opt_synopsis(o, a, sizeof(a)), more ? "" : "]");
+		off += (size_t)snprintf(buf + off, len - off, "%s%s%s%s", in ? " | " : " [",
+					opt_synopsis(o, a, sizeof(a)), more ? "" : "]",
+					o->repeat ? "..." : "");
 	}
 	if (c->args && off < len)
 		snprintf(buf + off, len - off, " %s", c->args);
@@ -298,6 +299,7 @@ static void opt_json(struct json *j, const struct opt *o)
 	json_str_or_null(j, "value",
 			 o->meta && o->choices ? o->choices(buf, sizeof(buf)) : o->meta);
 	json_str_or_null(j, "group", o->group);
+	json_bool(j, "repeat", o->repeat);
 	json_str(j, "help", o->help);
 	json_obj_close(j);
 }

@@ -34,12 +34,16 @@ struct opt {
 	const char *group;    /* options of one group exclude each other ("[--a | --b]") */
 	const char *help;     /* one line for COMMAND --help */
 	bool global;	      /* a field of g_opts, not of the command's options */
+	bool repeat;	      /* may be given again: each value goes to parse ("[--dst P]...") */
 };
 
 /* A string option, a flag, and one with a parser, of struct type T. */
 #define OPT_STR(n, m, T, f, h)		     { .name = n, .meta = m, .offset = offsetof(T, f), .help = h }
 #define OPT_FLAG(n, T, f, h)		     { .name = n, .offset = offsetof(T, f), .help = h }
 #define OPT_PARSED(n, m, T, f, fn, h)	     { .name = n, .meta = m, .offset = offsetof(T, f), .parse = fn, .help = h }
+/* an option that may be given again; fn collects each value into the field */
+#define OPT_REPEAT(n, m, T, f, fn, h)                                                              \
+	{ .name = n, .meta = m, .offset = offsetof(T, f), .parse = fn, .help = h, .repeat = true }
 #define OPT_END				     { .name = NULL }
 /* --name NAME, the instance a command acts on (CUBIC_DEFAULT_NAME unless given) */
 #define OPT_NAME(T, f)                                                                             \

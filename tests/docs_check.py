@@ -190,8 +190,8 @@ def check_paths(doc, text):
         line = re.sub(r"\]\([^)]*\)", "]", line)  # link targets: check_links' business
         for p in pat.findall(line):
             p = p.rstrip(".,:;")
-            if p.split("/")[0] in FOREIGN:
-                continue
+            if p.split("/")[0] in FOREIGN or p.split("/")[0].endswith(".slice"):
+                continue  # (a .slice is systemd's: a cgroup path, not the tree's)
             if p.endswith("/README") or "..." in p:
                 continue
             if matches(p) or matches(os.path.join(os.path.dirname(doc), p)):

@@ -185,6 +185,50 @@ TEST(every_key_accepted)
 		CHECK(tun_get(&c.t, i) == tun_table[i].max, "%s", tun_table[i].name);
 }
 
+/* attach=CGROUP [dst=PREFIX]... [port=PORT]...: cubicctl attach's rules, any number of lines */
+TEST(attach_lines)
+{
+	static struct loadconf c;
+	char err[512];
+	int rc;
+
+	rc = parse("preset=predict\n"
+		   "attach=system.slice/nginx.service\n"
+		   "  attach = /sys/fs/cgroup/x  dst=10.0.0.0/8 dst=2001:db8::/32\tport=443 \n",
+		   &c, err, sizeof(err));
+	CHECK(rc == 0, "%s", err);
+	CHECK_EQ(c.nattach, 2);
+	CHECK(!strcmp(c.attach[0].cgroup, "system.slice/nginx.service"), "%s", c.attach[0].cgroup);
+	CHECK_EQ(c.attach[0].line, 2);
+	CHECK_EQ(c.attach[0].rules.ndst4 + c.attach[0].rules.ndst6 + c.attach[0].rules.nports, 0);
+	CHECK(!strcmp(c.attach[1].cgroup, "/sys/fs/cgroup/x"), "%s", c.attach[1].cgroup);
+	CHECK_EQ(c.attach[1].rules.ndst4, 1);
+	CHECK_EQ(c.attach[1].rules.dst4[0].prefixlen, 8);
+	CHECK_EQ(c.attach[1].rules.ndst6, 1);
+	CHECK_EQ(c.attach[1].rules.nports, 1);
+	CHECK_EQ(c.attach[1].rules.ports[0], 443);
+	CHECK_EQ(c.attach[1].line, 3);
+	/* the tunables still come from the preset */
+	CHECK_EQ(c.t.hystart, CUBIC_HYSTART_PREDICT);
+
+	struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "attach=\n", "t.conf:1: attach= needs a cgroup first" },
+		{ "attach=dst=10.0.0.0/8\n", "t.conf:1: attach= needs a cgroup first" },
+		{ "\nattach=/x dst=10.0.0.0/33\n", "t.conf:2: attach=: dst '10.0.0.0/33' is not" },
+		{ "attach=/x port=0\n", "t.conf:1: attach=: port '0' is not a port number" },
+		{ "attach=/x via=10.0.0.1\n", "t.conf:1: attach=: 'via=10.0.0.1' is not dst=PREFIX" },
+		{ "attach=/a\nattach=/b\nattach=/c\nattach=/d\nattach=/e\nattach=/f\nattach=/g\n"
+		  "attach=/h\nattach=/i\n", "t.conf:9: at most 8 attach= lines" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(parse(bad[i].text, &c, err, sizeof(err)) == -1, "'%s' accepted", bad[i].text);
+		CHECK(strstr(err, bad[i].want) != NULL, "'%s': '%s' lacks '%s'", bad[i].text, err,
+		      bad[i].want);
+	}
+}
+
 int main(void)
 {
 	RUN(empty_and_comments_are_defaults);
@@ -194,5 +238,6 @@ int main(void)
 	RUN(bad_lines_name_file_and_line);
 	RUN(not_a_text_file);
 	RUN(every_key_accepted);
+	RUN(attach_lines);
 	return unit_done("test_loadconf");
 }

@@ -119,6 +119,8 @@ def synopsis(c):
                 group.append(opts[k + len(group)])
             if len(group) == 1:
                 out.append(f'.OP {roff_opt(o)}')
+                if o.get('repeat'):
+                    out.append('\\&...')
             else:
                 parts = []
                 for g in group:
