@@ -352,7 +352,7 @@ static __noinline void search_forget(struct sock *sk)
 {
 	struct search_store *ss = search_get(sk, 0);
 
-	ca_state(sk)->flags &= ~CUBIC_SF_SEARCH_HOLD;
+	ca_state(sk)->flags &= ~CUBIC_SF_HOLD;
 	if (ss)
 		search_reset(&ss->st);
 }
@@ -371,7 +371,7 @@ static __always_inline void slow_start_forget(struct sock *sk)
  * hystart=search, one ACK in slow start (cwnd < ssthresh), before the
  * slow-start growth of this ACK (.pkts_acked, or early in .cong_control).
  * SEARCH's actions: HOLD sets cwnd (the drain) and skips this ACK's growth
- * (CUBIC_SF_SEARCH_HOLD, read by cong_avoid()); EXIT sets cwnd and ssthresh =
+ * (CUBIC_SF_HOLD, read by cong_avoid()); EXIT sets cwnd and ssthresh =
  * cwnd, and writes the record. It acts only in Open or Disorder: in a
  * reduction the kernel's PRR owns cwnd (and .ssthresh has reset SEARCH).
  * t: rtt_sample()'s tunables. Returns 0, or 1 when the flow has no storage
@@ -391,7 +391,7 @@ static __noinline int search_ack(struct sock *sk, const struct cubic_tunables *t
 	__u32 before;
 	__u8 act;
 
-	s->flags &= ~CUBIC_SF_SEARCH_HOLD;
+	s->flags &= ~CUBIC_SF_HOLD;
 	if (!ss) {
 		if (!(s->flags & CUBIC_SF_SEARCH_FALLBACK)) {
 			s->flags |= CUBIC_SF_SEARCH_FALLBACK;
@@ -423,7 +423,7 @@ static __noinline int search_ack(struct sock *sk, const struct cubic_tunables *t
 	}
 	tp->snd_cwnd = v.cwnd_after;
 	if (act == SEARCH_ACT_HOLD) {
-		s->flags |= CUBIC_SF_SEARCH_HOLD;
+		s->flags |= CUBIC_SF_HOLD;
 		return 0;
 	}
 
@@ -714,8 +714,8 @@ static __noinline void cong_avoid(struct sock *sk, __u32 acked)
 	struct cubic_win w;
 
 	/* SEARCH drained cwnd on this ACK: no growth */
-	if (s->flags & CUBIC_SF_SEARCH_HOLD) {
-		s->flags &= ~CUBIC_SF_SEARCH_HOLD;
+	if (s->flags & CUBIC_SF_HOLD) {
+		s->flags &= ~CUBIC_SF_HOLD;
 		return;
 	}
 	if (!tcp_is_cwnd_limited(tp))
