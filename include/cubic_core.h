@@ -447,6 +447,16 @@ cubic_hystart_ack_with(struct cubic_state *s, const struct cubic_tunables *t, __
 	}
 }
 
+/*
+ * The HyStart a mode runs: HyStart++ for hystart++, Linux HyStart for the
+ * others, whose rules run it beside them or fall back to it (the glue asks
+ * only when the rule says so; hystart=off never does).
+ */
+static inline __u32 cubic_hystart_kind(__u32 mode)
+{
+	return mode == CUBIC_HYSTART_PP ? CUBIC_HYSTART_PP : CUBIC_HYSTART_LINUX;
+}
+
 /* The same with every detector, for the flow's own mode (the unit tests, corebench). */
 static inline __u8 cubic_hystart_ack(struct cubic_state *s, const struct cubic_tunables *t,
 				     const struct cubic_ack *a, __u32 delay,
