@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#include "predict_core.h"
-
 /*
  * hystart=predict, PREDICT (include/predict_core.h measures and decides): its
  * hooks (the interface and their dispatch: "The rules" in bpf/bpf_cubic.bpf.c).
@@ -11,6 +9,8 @@
  * predict_no_storage). Every record of a flow that ran PREDICT carries its
  * estimate (CUBIC_EV_PREDICT_RAN), whichever rule ended the slow start.
  */
+#include "predict_core.h"
+
 struct predict_store {
 	struct predict_state st;
 	__u64 set_us; /* tcp clock when the target was set */

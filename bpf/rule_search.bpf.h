@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#include "search_core.h"
-
 /*
  * hystart=search, SEARCH (include/search_core.h decides): its hooks (the
  * interface and their dispatch: "The rules" in bpf/bpf_cubic.bpf.c).
@@ -12,6 +10,8 @@
  * records has CUBIC_EV_SEARCH_NO_STORAGE; the counter search_no_storage counts
  * such flows.
  */
+#include "search_core.h"
+
 _Static_assert(CUBIC_MIN_search_window == SEARCH_MIN_WINDOW &&
 		       CUBIC_MAX_search_window == SEARCH_MAX_WINDOW &&
 		       CUBIC_MAX_search_bins == SEARCH_MAX_BINS &&
