@@ -75,9 +75,19 @@ $(DEPS_EVAL): tools/deps.sh | $(OUT)
 
 deps: $(DEPS_BUILD) $(DEPS_TEST)
 
-$(OUT)/bpf_cubic.tmp.o: bpf/bpf_cubic.bpf.c $(wildcard include/*.h) vmlinux.h | $(DEPS_BUILD)
+# The slow-start rules' glue: bpf/bpf_cubic.bpf.c includes every
+# bpf/rule_*.bpf.h through $(OUT)/bpf_rules.h (rewritten only when the list
+# changes), so that a new rule is its core, its glue file and its row in
+# include/cubic_rules.h.
+BPF_RULES := $(sort $(wildcard bpf/rule_*.bpf.h))
+$(OUT)/bpf_rules.h: FORCE | $(OUT)
+	$(Q)printf '#include "%s"\n' $(BPF_RULES) >$@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(OUT)/bpf_cubic.tmp.o: bpf/bpf_cubic.bpf.c $(wildcard bpf/*.bpf.h) $(OUT)/bpf_rules.h \
+			$(wildcard include/*.h) vmlinux.h | $(DEPS_BUILD)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -I$(OUT) -c $< -o $@
 
 # bench.sh --floor: a BPF Reno of kfunc calls, the struct_ops dispatch floor
 $(OUT)/floor.tmp.o: tools/bench/floor.bpf.c vmlinux.h | $(DEPS_BUILD)

@@ -171,8 +171,10 @@ struct cubic_info {
  * (char[CUBIC_NAME_MAX]); within one, in table order (the layout is the ABI).
  * VIEW is no field: a value trace derives, at that place in its output.
  *   show  how trace's JSON shows it (src/cmd_trace.c: JSON_<show>)
- *   src   for U64..U16, what emit_exit() in bpf/bpf_cubic.bpf.c stores (it
- *         fills ADDR and NAME itself); for VIEW, what it is derived from
+ *   src   for U64..U16, what emit_exit() in bpf/record.bpf.h stores (it
+ *         fills ADDR and NAME itself), 0 for a rule's field, which the rule's
+ *         record hook writes (rule_<glue>_fill() in bpf/rule_<glue>.bpf.h);
+ *         for VIEW, what it is derived from
  */
 #define CUBIC_EVENT_FIELDS(U64, U32, U32_TAIL, U16, ADDR, NAME, VIEW)                             \
 	U64(ts_ns, TIME, bpf_ktime_get_ns()) /* CLOCK_MONOTONIC; JSON: "time", realtime s */      \
@@ -203,32 +205,32 @@ struct cubic_info {
 	U32(css_baseline_us, NUM_OR_NULL, x->v.baseline) /* HyStart++: cssBaselineMinRtt */        \
 	U32(css_rounds, NUM, x->v.css_rounds)		 /* HyStart++: CSS rounds so far */        \
 	/* SEARCH (null in other records): the two windows compared at the detection, bytes */   \
-	U32(search_delivered, SEARCH, x->sr.delivered) /* delivered in the last W bins */          \
-	U32(search_sent, SEARCH, x->sr.sent)	       /* sent in the W bins one RTT earlier */    \
-	U32(search_norm_diff, SEARCH, x->sr.norm_diff) /* (sent - delivered) / sent, per mille */  \
-	U32(search_thresh, SEARCH, x->sr.thresh)       /* the search_thresh it reached */          \
-	U32(search_bins, SEARCH, x->sr.bins)	       /* W */                                     \
-	U32(search_bins_back, SEARCH, x->sr.bins_back) /* the lookback: rtt / bin */               \
-	U32(search_bin_us, SEARCH, x->sr.bin_us)       /* BIN_DURATION */                          \
-	U32(search_initial_rtt_us, SEARCH, x->sr.initial_rtt_us)                                   \
-	U32(search_cwnd_detect, SEARCH, x->sr.cwnd_detect) /* cwnd at the detection */            \
+	U32(search_delivered, SEARCH, 0)      /* delivered in the last W bins */                   \
+	U32(search_sent, SEARCH, 0)           /* sent in the W bins one RTT earlier */             \
+	U32(search_norm_diff, SEARCH, 0)      /* (sent - delivered) / sent, per mille */           \
+	U32(search_thresh, SEARCH, 0)         /* the search_thresh it reached */                   \
+	U32(search_bins, SEARCH, 0)           /* W */                                              \
+	U32(search_bins_back, SEARCH, 0)      /* the lookback: rtt / bin */                        \
+	U32(search_bin_us, SEARCH, 0)         /* BIN_DURATION */                                   \
+	U32(search_initial_rtt_us, SEARCH, 0)                                                      \
+	U32(search_cwnd_detect, SEARCH, 0)    /* cwnd at the detection */                          \
 	/* the rollback target (0: none; cwnd is the cwnd after the rollback) */                  \
-	U32(search_target, SEARCH, x->sr.target)                                                   \
-	U32(search_drain_us, SEARCH, x->sr.drain_us) /* detection to exit (the drain) */           \
-	U32(search_resets, SEARCH, x->sr.resets)     /* missed-bin restarts before it */           \
+	U32(search_target, SEARCH, 0)                                                              \
+	U32(search_drain_us, SEARCH, 0)       /* detection to exit (the drain) */                  \
+	U32(search_resets, SEARCH, 0)         /* missed-bin restarts before it */                  \
 	VIEW(search_no_storage, FLAG, CUBIC_EV_SEARCH_NO_STORAGE)                                  \
 	/* PREDICT (null unless the flow ran it): the estimate and what it rested on */            \
-	U64(predict_rate, PREDICT, pr->rate)		/* bytes/s, the train's least-squares slope */ \
-	U64(predict_mean_rate, PREDICT, pr->mean_rate) /* bytes/s, its mean over its length */   \
-	U32(predict_target, PREDICT, pr->target)	 /* packets: rate x delay_min x margin */  \
-	U32(predict_train_us, PREDICT, pr->train_us)	 /* the train's length */                  \
-	U32(predict_train_acks, PREDICT, pr->train_acks) /* its points (ACKs) */                 \
-	U32(predict_train_bytes, PREDICT, pr->train_bytes) /* bytes acked along it */            \
-	U32(predict_round, PREDICT, pr->round)	 /* the round it came from (1: IW's) */    \
-	U32(predict_delay_min_us, PREDICT, pr->delay_min) /* the RTT of the BDP */               \
-	U32(predict_cwnd_set, PREDICT, pr->cwnd)	 /* cwnd when the target was set */        \
-	U32(predict_failed_rounds, PREDICT, pr->failed_rounds) /* trains not accepted */        \
-	U32(predict_fill_us, PREDICT, pr_fill_us)	 /* target set to this record */           \
+	U64(predict_rate, PREDICT, 0)          /* bytes/s, the train's least-squares slope */      \
+	U64(predict_mean_rate, PREDICT, 0)     /* bytes/s, its mean over its length */             \
+	U32(predict_target, PREDICT, 0)        /* packets: rate x delay_min x margin */            \
+	U32(predict_train_us, PREDICT, 0)      /* the train's length */                            \
+	U32(predict_train_acks, PREDICT, 0)    /* its points (ACKs) */                             \
+	U32(predict_train_bytes, PREDICT, 0)   /* bytes acked along it */                          \
+	U32(predict_round, PREDICT, 0)         /* the round it came from (1: IW's) */              \
+	U32(predict_delay_min_us, PREDICT, 0)  /* the RTT of the BDP */                            \
+	U32(predict_cwnd_set, PREDICT, 0)      /* cwnd when the target was set */                  \
+	U32(predict_failed_rounds, PREDICT, 0) /* trains not accepted */                           \
+	U32(predict_fill_us, PREDICT, 0)       /* target set to this record */                     \
 	VIEW(predict_paced, FLAG, CUBIC_EV_PREDICT_PACED) /* PREDICT turned pacing on */          \
 	VIEW(predict_capped, FLAG, CUBIC_EV_PREDICT_CAPPED) /* and capped it during the fill */     \
 	VIEW(predict_no_storage, FLAG, CUBIC_EV_PREDICT_NO_STORAGE)                                \

@@ -3,7 +3,7 @@
  * PREDICT (hystart=predict): a slow start that knows where to stop before it
  * gets there. A pure core: numbers in, decisions out, no kernel types and no
  * I/O; the same source goes into the BPF object and the host unit tests
- * (tests/unit/test_predict.c). bpf/bpf_cubic.bpf.c (predict_ack()) keeps the
+ * (tests/unit/test_predict.c). bpf/rule_predict.bpf.h (predict_ack()) keeps the
  * state in socket storage and feeds it the slow-start ACKs of a flow's first
  * slow start (ssthresh still unset), in Open or Disorder.
  *

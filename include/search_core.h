@@ -3,7 +3,7 @@
  * SEARCH, "Slow start Exit At Right CHokepoint" (draft-chung-ccwg-search-09,
  * section 3.2), as a pure core: numbers in, decisions out. No kernel types
  * and no I/O; the same source goes into the BPF object and into the host unit
- * tests (tests/unit/test_search.c). bpf/bpf_cubic.bpf.c (search_ack()) keeps the
+ * tests (tests/unit/test_search.c). bpf/rule_search.bpf.h (search_ack()) keeps the
  * state in a BPF_MAP_TYPE_SK_STORAGE value (it does not fit icsk_ca_priv) and
  * feeds it every ACK of a slow start in Open or Disorder: tcp_mstamp,
  * tp->bytes_acked (delivered: cumulatively ACKed bytes, so SACKed bytes count

@@ -9,7 +9,7 @@
  * trampoline, not our code, was most of bpf_cubic's cost per ACK: see
  * docs/PERFORMANCE.md). A congestion control with .cong_control takes over
  * the rest of tcp_cong_control() and the cwnd reset of
- * tcp_end_cwnd_reduction(), so bpf/bpf_cubic.bpf.c re-does them with these
+ * tcp_end_cwnd_reduction(), so bpf/fast.bpf.h re-does them with these
  * functions, following net/ipv4/tcp_input.c of Linux 6.18:
  *
  *   tcp_cong_control():   if (CWR or Recovery)      PRR, tcp_cwnd_reduction()

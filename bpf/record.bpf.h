@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The exit record: one struct cubic_event in the events ring per slow-start
+ * exit (or HyStart++ phase change), and the exit counters. Only ever run at
+ * an exit, never per ACK. The common fields come from the CUBIC_EVENT_FIELDS
+ * table (include/cubic_abi.h); each rule writes its own in its fill hook.
+ */
+
+/* What an exit passes to emit_exit(). */
+struct exit_info {
+	__u32 flags;	       /* CUBIC_EV_* reasons */
+	__u32 ssthresh_before; /* ssthresh before this exit */
+	__u32 ssthresh;	       /* ssthresh set by it */
+	__u32 rtt_us;	       /* the RTT sample that decided it, 0 for a loss */
+	struct hystart_verdict v; /* HyStart's or HyStart++'s, when one decided */
+};
+
+/*
+ * Exit counters by reason (CUBIC_EXIT_REASONS), in one lookup; the same
+ * accounting as Linux's TcpExtTCPHystart{Train,Delay}{Detect,Cwnd}. One test
+ * per reason, unrolled by the preprocessor. Only at exits, never per ACK.
+ */
+static __noinline void count_exit(__u32 reasons, __u32 cwnd)
+{
+	__u32 zero = 0;
+	struct cubic_counters *c = bpf_map_lookup_elem(&counters, &zero);
+
+	if (!c)
+		return;
+#define CUBIC_X_COUNT_EXIT(ID, name, bit, sum, ...)                                                \
+	if (reasons & CUBIC_EV_##ID) {                                                             \
+		c->c[CUBIC_CNT_EXIT_##ID]++;                                                       \
+		CUBIC_IF_CWND(sum, c->c[CUBIC_CNT_EXIT_##ID##_CWND] += cwnd;)                      \
+	}
+	CUBIC_EXIT_REASONS(CUBIC_X_COUNT_EXIT)
+#undef CUBIC_X_COUNT_EXIT
+}
+
+/* Each rule's part of a record: rules_fill() in bpf/bpf_cubic.bpf.c. */
+static __always_inline void rules_fill(struct sock *sk, const struct exit_info *x,
+				       struct cubic_event *e);
+
+/* One record; a full ring is counted, not hidden. */
+static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
+{
+	__u32 flags = x->flags;
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	struct sock_common *c = &sk->__sk_common;
+	struct cubic_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(CUBIC_CNT_EVENT_DROPS, 1);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	if (BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited))
+		flags |= CUBIC_EV_CWND_LIMITED;
+	if ((__u64)tp->snd_wnd < (__u64)tp->snd_cwnd * tp->mss_cache)
+		flags |= CUBIC_EV_RWND_LIMITED;
+	if (sk->sk_pacing_status != SK_PACING_NONE)
+		flags |= CUBIC_EV_PACED;
+	/* the first slow start: ssthresh unset (PREDICT's fill hook adds its own case) */
+	if (x->ssthresh_before >= TCP_CORE_INFINITE_SSTHRESH)
+		flags |= CUBIC_EV_INITIAL;
+	/* every common number field from its "src" column; the addresses and name below */
+#define CUBIC_X_FILL(name, show, src) e->name = (src);
+	CUBIC_EVENT_FIELDS(CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_X_FILL, CUBIC_EV_SKIP,
+			   CUBIC_EV_SKIP, CUBIC_EV_SKIP)
+#undef CUBIC_X_FILL
+	rules_fill(sk, x, e);
+#undef CUBIC_X_FILL
+	if (c->skc_family == AF_INET6) {
+		for (int i = 0; i < 4; i++) {
+			((__u32 *)e->saddr)[i] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[i];
+			((__u32 *)e->daddr)[i] = c->skc_v6_daddr.in6_u.u6_addr32[i];
+		}
+	} else {
+		*(__u32 *)e->saddr = c->skc_rcv_saddr;
+		*(__u32 *)e->daddr = c->skc_daddr;
+	}
+	for (int i = 0; i < CUBIC_NAME_MAX; i++)
+		e->instance[i] = instance_name[i];
+
+	bpf_ringbuf_submit(e, 0);
+	count(CUBIC_CNT_EVENTS, 1);
+}

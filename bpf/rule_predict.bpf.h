@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hystart=predict, PREDICT (include/predict_core.h measures and decides): its
+ * hooks (the interface and their dispatch: "The rules" in bpf/bpf_cubic.bpf.c).
+ *
+ * Its state (the round's train) lives in socket storage, created at .init
+ * while hystart=predict and freed with the socket. A flow without it runs
+ * Linux HyStart instead (CUBIC_EV_PREDICT_NO_STORAGE, counter
+ * predict_no_storage). Every record of a flow that ran PREDICT carries its
+ * estimate (CUBIC_EV_PREDICT_RAN), whichever rule ended the slow start.
+ */
+#include "predict_core.h"
+
+struct predict_store {
+	struct predict_state st;
+	__u64 set_us; /* tcp clock when the target was set */
+	__u64 user_max; /* sk_max_pacing_rate before PREDICT capped it */
+	__u8 capped;  /* the fill's cap is on (SO_MAX_PACING_RATE) */
+	__u8 cap_applied; /* it was set (the record's predict_capped) */
+	__u8 paced;   /* PREDICT turned the kernel's pacing on */
+	__u8 after;   /* the first slow start is over by a reduction or a restart */
+	__u8 fill_at_reduction; /* the last reduction began during the fill */
+	__u8 pad[3];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct predict_store);
+} predict_store SEC(".maps");
+
+/*
+ * Whether this object's programs run PREDICT: cubicctl clears it for
+ * cubic_ops_fast2 (before Linux 6.10), whose .cong_control program with
+ * PREDICT's paths in it is more than 6.1's verifier will take (1M
+ * instructions); cubicctl refuses hystart=predict there, and the verifier
+ * prunes every PREDICT branch. hystart=predict written to such an instance
+ * behind cubicctl's back runs Linux HyStart.
+ */
+const volatile bool predict_ok = true;
+
+static __always_inline struct predict_store *predict_get(struct sock *sk, __u64 flags)
+{
+	return bpf_sk_storage_get(&predict_store, sk, NULL, flags);
+}
+
+_Static_assert(CUBIC_MAX_predict_skip == PREDICT_MAX_SKIP &&
+		       CUBIC_MIN_predict_min_train_us == PREDICT_MIN_MIN_TRAIN &&
+		       CUBIC_MAX_predict_min_train_us == PREDICT_MAX_MIN_TRAIN &&
+		       CUBIC_MAX_predict_tolerance == PREDICT_MAX_TOLERANCE &&
+		       CUBIC_MAX_predict_margin == PREDICT_MAX_MARGIN &&
+		       CUBIC_MAX_predict_rounds == PREDICT_MAX_ROUNDS &&
+		       CUBIC_DEF_predict_skip == PREDICT_DEF_SKIP &&
+		       CUBIC_DEF_predict_min_train_us == PREDICT_DEF_MIN_TRAIN &&
+		       CUBIC_DEF_predict_tolerance == PREDICT_DEF_TOLERANCE &&
+		       CUBIC_DEF_predict_margin == PREDICT_DEF_MARGIN &&
+		       CUBIC_DEF_predict_rounds == PREDICT_DEF_ROUNDS &&
+		       CUBIC_DEF_hystart_ack_delta_us == PREDICT_DEF_GAP,
+	       "the PREDICT tunables' limits and defaults are the core's");
+
+
+#define SOL_SOCKET	   1  /* include/uapi/asm-generic/socket.h */
+#define SO_MAX_PACING_RATE 47
+
+/*
+ * The fill's pacing cap: SO_MAX_PACING_RATE (bpf_setsockopt(), which also
+ * turns the kernel's pacing on), never above what the socket's owner set;
+ * predict_uncap() gives the owner's value back. bpf_setsockopt() takes an
+ * int-sized SO_MAX_PACING_RATE (sol_socket_sockopt()): bytes/s below
+ * 2^32 - 1, ~0U being "no limit". A cap the owner set above that comes back
+ * as no limit.
+ */
+static __always_inline void predict_cap_rate(struct sock *sk, struct predict_store *ps, __u64 rate)
+{
+	__u32 r;
+
+	if (!ps->capped)
+		ps->user_max = sk->sk_max_pacing_rate;
+	if (!rate || rate >= ps->user_max || rate >= 0xffffffffULL)
+		return;
+	r = (__u32)rate;
+	if (!bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof(r))) {
+		ps->capped = 1;
+		ps->cap_applied = 1;
+	}
+}
+
+static __always_inline void predict_uncap(struct sock *sk, struct predict_store *ps)
+{
+	__u32 r = ps->user_max >= 0xffffffffULL ? ~0U : (__u32)ps->user_max;
+
+	if (!ps->capped)
+		return;
+	bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof(r));
+	ps->capped = 0;
+}
+
+/* Without a target, the flow goes on as Linux sends it: unpaced again. */
+static __always_inline void predict_unpace(struct sock *sk, struct predict_store *ps)
+{
+	if (ps->paced && !ps->st.v.target) {
+		sk->sk_pacing_status = SK_PACING_NONE;
+		ps->paced = 0;
+	}
+}
+
+/*
+ * PREDICT is over for this flow: another rule ended its slow start, a
+ * reduction began, or it restarted after idle (after). It predicts only the
+ * first slow start (ssthresh unset); its estimate stays for the records.
+ */
+static __noinline void predict_done(struct sock *sk, bool after)
+{
+	struct predict_store *ps;
+
+	ca_state(sk)->flags &= ~CUBIC_SF_PREDICT_FILL;
+	ps = predict_get(sk, 0);
+	if (ps) {
+		predict_uncap(sk, ps);
+		predict_unpace(sk, ps);
+		if (after) {
+			ps->fill_at_reduction = ps->st.phase == PREDICT_PH_FILL;
+			ps->after = 1;
+		}
+		ps->st.phase = PREDICT_PH_DONE;
+	}
+}
+
+/* PREDICT ended slow start (ssthresh, cwnd set): its record and count. */
+static __noinline void predict_exit(struct sock *sk, __u32 before)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct exit_info x;
+
+	ca_state(sk)->found |= CUBIC_EV_PREDICT;
+	__builtin_memset(&x, 0, sizeof(x));
+	x.flags = CUBIC_EV_PREDICT;
+	x.ssthresh_before = before;
+	x.ssthresh = tp->snd_ssthresh;
+	emit_exit(sk, &x);
+	count_exit(CUBIC_EV_PREDICT, tp->snd_cwnd);
+}
+
+/* cong_avoid() took cwnd to the fill's target: PREDICT's exit. */
+static __noinline void predict_reached(struct sock *sk)
+{
+	predict_done(sk, false);
+	predict_exit(sk, ((struct tcp_sock *)sk)->snd_ssthresh);
+}
+
+/*
+ * hystart=predict, one ACK in slow start (cwnd < ssthresh), every one, with
+ * an RTT sample or not: the train needs them all. Acts only in Open or
+ * Disorder and while ssthresh is unset. Returns the HyStart detectors that
+ * run on this ACK (Linux HyStart: all of hystart_detect while measuring,
+ * the delay test alone during the fill), or -1 when PREDICT ended slow start.
+ */
+static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *t, __u32 acked)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	struct predict_store *ps = predict_get(sk, 0);
+	struct predict_verdict *v;
+	struct predict_params p = {}; /* p.jump: the jump is not wired yet */
+	struct predict_ack a;
+	__u32 before;
+	__u8 act;
+
+	if (!ps) {
+		if (!(s->flags & CUBIC_SF_PREDICT_FALLBACK)) {
+			s->flags |= CUBIC_SF_PREDICT_FALLBACK;
+			count(CUBIC_CNT_PREDICT_NO_STORAGE, 1);
+		}
+		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
+	}
+	if (ps->st.phase == PREDICT_PH_FILL)
+		return CUBIC_HYSTART_DELAY;
+	if (ps->st.phase != PREDICT_PH_MEASURE || tp->snd_ssthresh < TCP_CORE_INFINITE_SSTHRESH ||
+	    (st != TCP_CA_Open && st != TCP_CA_Disorder))
+		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
+
+	p.skip = cubic_tun_predict_skip(t);
+	p.min_train_us = cubic_tun_predict_min_train_us(t);
+	p.tolerance = cubic_tun_predict_tolerance(t);
+	p.margin = cubic_tun_predict_margin(t);
+	p.rounds = cubic_tun_predict_rounds(t);
+	p.gap_us = cubic_tun_hystart_ack_delta_us(t);
+	p.pace = cubic_tun_predict_pace(t);
+	predict_params_clamp(&p);
+	a.now_us = (__u32)tp->tcp_mstamp;
+	a.snd_una = tp->snd_una;
+	a.snd_nxt = tp->snd_nxt;
+	a.acked = acked;
+	a.cwnd = tp->snd_cwnd;
+	a.inflight = packets_in_flight(tp);
+	a.mss = tp->mss_cache;
+	a.delay_min = s->delay_min;
+	a.paced = sk->sk_pacing_status != SK_PACING_NONE && !ps->paced;
+	v = &ps->st.v; /* predict_on_ack() keeps the estimate there */
+	act = predict_on_ack(&ps->st, &p, &a, v);
+	if (act == PREDICT_ACT_PACE) {
+		/*
+		 * The measured round's data left unpaced (its ACKs are the
+		 * bottleneck's); what they release from now on is paced, by the
+		 * kernel's own pacing (tcp_update_pacing_rate()'s rate).
+		 */
+		if (sk->sk_pacing_status == SK_PACING_NONE) {
+			sk->sk_pacing_status = SK_PACING_NEEDED;
+			ps->paced = 1;
+		}
+		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
+	}
+	if (act == PREDICT_ACT_TARGET) {
+		/* the fill: slow start up to the target, at most at the estimated rate */
+		tp->snd_ssthresh = v->target;
+		ps->set_us = tp->tcp_mstamp;
+		s->flags |= CUBIC_SF_PREDICT_FILL;
+		if (cubic_tun_predict_cap(t))
+			predict_cap_rate(sk, ps, v->rate * cubic_tun_predict_cap(t) / 1000);
+		return CUBIC_HYSTART_DELAY;
+	}
+	if (act == PREDICT_ACT_GIVE_UP)
+		predict_unpace(sk, ps); /* no estimate: Linux HyStart decides */
+	if (act != PREDICT_ACT_EXIT)
+		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
+
+	/* already past the target: cwnd = ssthresh = target, slow start is over */
+	ps->set_us = tp->tcp_mstamp;
+	before = tp->snd_ssthresh;
+	tp->snd_cwnd = v->target;
+	tp->snd_ssthresh = v->target;
+	predict_exit(sk, before);
+	return -1;
+}
+
+/*
+ * The detectors Linux HyStart ran for a hystart=predict flow on the ACK that
+ * began a reduction, before .ssthresh ended PREDICT (see predict_ack()).
+ */
+static __always_inline __u32 predict_detect_before_reduction(struct sock *sk)
+{
+	struct predict_store *ps = predict_get(sk, 0);
+
+	if (ps && ps->fill_at_reduction)
+		return CUBIC_HYSTART_DELAY;
+	return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
+}
+
+/* .init: the flow gets its storage now (zero: about to measure). */
+static __always_inline void rule_predict_init(struct sock *sk, const struct cubic_tunables *t)
+{
+	struct predict_store *ps;
+
+	if (!predict_ok)
+		return;
+	ps = predict_get(sk, BPF_SK_STORAGE_GET_F_CREATE);
+	if (ps)
+		__builtin_memset(ps, 0, sizeof(*ps));
+}
+
+/*
+ * PREDICT sees every ACK of slow start, with an RTT sample or not (the train
+ * needs them all); then Linux HyStart with the detectors it leaves.
+ */
+static __always_inline int rule_predict_on_ack(struct sock *sk, const struct cubic_tunables *t,
+					      __s32 rtt_us, __u32 delay, __u32 acked)
+{
+	if (!predict_ok)
+		return RULE_HYSTART_ALL;
+	return predict_ack(sk, t, acked);
+}
+
+/* Linux HyStart with the detectors of PREDICT's phase before that .ssthresh. */
+static __always_inline int rule_predict_before_reduction(struct sock *sk,
+							const struct cubic_tunables *t)
+{
+	return predict_ok ? (int)predict_detect_before_reduction(sk) : RULE_HYSTART_ALL;
+}
+
+/* cong_avoid() took cwnd to the fill's target: PREDICT's exit. */
+static __always_inline void rule_predict_exit_check(struct sock *sk, const struct cubic_win *w)
+{
+	if (predict_ok && (ca_state(sk)->flags & CUBIC_SF_PREDICT_FILL) && w->cwnd >= w->ssthresh)
+		predict_reached(sk);
+}
+
+/* HyStart's exit (!after) ends PREDICT only where it ran for PREDICT: hystart=predict. */
+static __always_inline void rule_predict_forget(struct sock *sk, const struct cubic_tunables *t,
+					       bool after)
+{
+	if (!predict_ok)
+		return;
+	if (!after && cubic_tun_hystart(t) != CUBIC_HYSTART_PREDICT)
+		return;
+	predict_done(sk, after);
+}
+
+/* Every record of a flow that ran PREDICT: its estimate and what it did. */
+static __always_inline void rule_predict_fill(struct sock *sk, const struct exit_info *x,
+					    struct cubic_event *e)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct predict_store *ps;
+	const struct predict_verdict *pr;
+
+	if (ca_state(sk)->flags & CUBIC_SF_PREDICT_FALLBACK)
+		e->flags |= CUBIC_EV_PREDICT_NO_STORAGE;
+	ps = predict_ok ? predict_get(sk, 0) : NULL;
+	if (!ps)
+		return;
+	/* the first slow start ends where PREDICT set ssthresh (emit_exit(): or unset) */
+	if (!ps->after && ps->set_us && x->ssthresh_before == ps->st.v.target)
+		e->flags |= CUBIC_EV_INITIAL;
+	e->flags |= CUBIC_EV_PREDICT_RAN;
+	if (ps->paced)
+		e->flags |= CUBIC_EV_PREDICT_PACED;
+	if (ps->cap_applied)
+		e->flags |= CUBIC_EV_PREDICT_CAPPED;
+	pr = &ps->st.v;
+	e->predict_rate = pr->rate;
+	e->predict_mean_rate = pr->mean_rate;
+	e->predict_target = pr->target;
+	e->predict_train_us = pr->train_us;
+	e->predict_train_acks = pr->train_acks;
+	e->predict_train_bytes = pr->train_bytes;
+	e->predict_round = pr->round;
+	e->predict_delay_min_us = pr->delay_min;
+	e->predict_cwnd_set = pr->cwnd;
+	e->predict_failed_rounds = pr->failed_rounds;
+	if (ps->set_us)
+		e->predict_fill_us = (__u32)(tp->tcp_mstamp - ps->set_us);
+}
