@@ -69,7 +69,7 @@ int kstate_cong_control_args(void);
  * Whether the rule of hystart value v can run on datapath dp of this kernel
  * (the rules' fast_cc_args against the ops map this kernel gets): NULL if it
  * can, else the sentence that refuses it, in buf. On 6.1's (sk, rs)
- * .cong_control the object leaves PREDICT out (bpf/bpf_cubic.bpf.c predict_ok).
+ * .cong_control the object leaves PREDICT out (bpf/rule_predict.bpf.h predict_ok).
  */
 const char *rule_refused(int dp, __u32 v, char *buf, size_t len);
 
