@@ -25,11 +25,34 @@ ip link set lo up
 # the same addresses and hash order in every run
 echo 0 >/proc/sys/kernel/randomize_va_space
 export PYTHONHASHSEED=0 PYTHONDONTWRITEBYTECODE=1 DIFFTEST_IN_GUEST=1
+# Every open, stat or directory listing on the host's root is a 9p request,
+# which costs real time and, in the guest's clock, a jump to its next timer:
+# a python3 start read ~1 s of wall time through it. So what a run executes
+# is copied once into a tmpfs and mounted over its own path (a bind mount):
+# the Python library, the programs and their libraries, ip's configuration
+# and tools/difftest (compiled there: the checkout is never written).
+stage=/run/stage
+stage() {
+	local f
+	for f; do
+		[ -e "$f" ] || continue
+		f=$(readlink -f "$f")
+		[ -e "$stage$f" ] && continue
+		mkdir -p "$stage$(dirname "$f")"
+		cp -a "$f" "$stage$f" && mount --bind "$stage$f" "$f"
+	done
+}
 py=$(readlink -f "$(command -v python3)")
-cat "$py" /lib/x86_64-linux-gnu/lib{c,m,z,expat,bpf,elf}.so* \
-	"$(dirname "$py")"/../lib/python3*/lib-dynload/*.so "$(command -v ip)" "$(command -v tc)" \
-	"$REPO/cubicctl" "$REPO"/build/*.o "$REPO"/tools/difftest/* >/dev/null 2>&1
-"$REPO/tools/difftest/difftest" --list >/dev/null
+pylib=$(python3 -S -c 'import os; print(os.path.dirname(os.__file__))')
+mkdir -p "$stage$pylib"
+tar -C "$pylib" -c --exclude=./test --exclude=./idlelib --exclude=./tkinter --exclude=./lib2to3 \
+	--exclude=./ensurepip --exclude=./turtledemo --exclude=./site-packages . | tar -C "$stage$pylib" -x
+mount --bind "$stage$pylib" "$pylib"
+bins="$py $(command -v ip) $(command -v tc) $REPO/cubicctl $(command -v bash) $(command -v sh) $(readlink -f "$(command -v sh)")"
+# shellcheck disable=SC2086
+stage $bins $(ldd $bins 2>/dev/null | awk '/=>/ {print $3} /ld-linux/ {print $1}' | sort -u) \
+	/etc/ld.so.cache /etc/iproute2 /usr/share/iproute2 "$REPO/build/bpf_cubic.bpf.o" "$REPO/tools/difftest"
+python3 -S -m compileall -q "$REPO/tools/difftest" >/dev/null
 cat /proc/uptime
 uname -r >/tmp/kernel
 mkdir -p /tmp/dt
