@@ -66,8 +66,8 @@ dt() {
 	else
 		job 1 || return 1
 		# the scenario's lines of the whole run: its verdict, retries, first difference
-		output=$(awk -v s="$1" '$2 == s || $1 == s"/cubic:" || $1 ~ "^"s"/" {p = 1; print; next}
-			p && /^    / {print; next} {p = 0}' <<<"$output")
+		output=$(awk -v s="$1" '$2 == s || $2 == s":" || index($1, s"/") == 1 {p = 1; print; next}
+			p && /^   / {print; next} {p = 0}' <<<"$output")
 		status=$(python3 - "$DT_OUT/1.json" "$1" <<-'PY'
 			import json, sys
 			e = json.load(open(sys.argv[1]))["scenarios"].get(sys.argv[2])
