@@ -49,7 +49,7 @@ tar -C "$pylib" -c --exclude=./test --exclude=./idlelib --exclude=./tkinter --ex
 	--exclude=./ensurepip --exclude=./turtledemo --exclude=./site-packages . | tar -C "$stage$pylib" -x
 mount --bind "$stage$pylib" "$pylib"
 bins="$py $(command -v ip) $(command -v tc) $REPO/cubicctl $(command -v bash) $(command -v sh) $(readlink -f "$(command -v sh)")"
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046,SC2086
 stage $bins $(ldd $bins 2>/dev/null | awk '/=>/ {print $3} /ld-linux/ {print $1}' | sort -u) \
 	/etc/ld.so.cache /etc/iproute2 /usr/share/iproute2 "$REPO/build/bpf_cubic.bpf.o" "$REPO/tools/difftest"
 python3 -S -m compileall -q "$REPO/tools/difftest" >/dev/null
@@ -80,3 +80,4 @@ cp /tmp/kernel "$OUT/kernel"
 echo 0 >"$OUT/difftest.rc"
 cat /proc/uptime
 dmesg >"$OUT/dmesg.txt"
+grep -E '^thp_|^pgfault' /proc/vmstat >"$OUT/vmstat.txt"

@@ -13,8 +13,9 @@
 # what the guest runs, with OUT as its argument: a script of your own there
 # is a shell in the guest, with no suite.rc (the "boot" line then fails).
 # BCTK_RESULT (default suite): the guest's result is OUT/BCTK_RESULT.rc (and
-# .out, printed). BCTK_QEMU_OPTS: more qemu options, word-split (tools/difftest gives
-# "-icount shift=0,sleep=off" and BCTK_SMP=1: a clock that counts instructions).
+# .out, printed). BCTK_QEMU_OPTS: more qemu options, split at spaces (tools/difftest
+# gives "-icount shift=0,sleep=off" and BCTK_SMP=1: a clock that counts
+# instructions); BCTK_APPEND: words for the kernel's command line, ending in a space.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 KDIR=$(cd "${1:?usage: boot.sh KDIR OUT}" && pwd)
@@ -22,6 +23,7 @@ OUT=${2:?usage: boot.sh KDIR OUT}
 TIMEOUT=${BCTK_TIMEOUT:-600}
 RUN=${BCTK_RUN:-$REPO/tools/kernels/guest.sh}
 RES=${BCTK_RESULT:-suite}
+read -r -a qopts <<<"${BCTK_QEMU_OPTS:-}"
 
 read -r _ _ kver <"$KDIR/package"
 rm -rf "$OUT"
@@ -40,7 +42,7 @@ guest() {
 	qrc=0
 	timeout --kill-after=10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max \
 		-smp "${BCTK_SMP:-2}" -m "${BCTK_MEM:-2048}" -nographic -no-reboot -nic none \
-		${BCTK_QEMU_OPTS:-} \
+		"${qopts[@]}" \
 		-kernel "$KDIR/boot/vmlinuz-$kver" -initrd "$OUT/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet loglevel=4 ${BCTK_APPEND:-}bctk.run=$RUN bctk.out=$OUT" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
