@@ -3,6 +3,12 @@
 # The differential tester (tools/difftest): every scripted TCP conversation
 # against the kernel's cubic, bpf_cubic exact and bpf_cubic fast; their
 # TCP_INFO trajectories must be identical step by step (tools/difftest/README.md).
+#
+# They play in one qemu guest (Debian's 6.12, -icount shift=0,sleep=off: a
+# clock that counts instructions, so the host's load cannot make the peer
+# late), booted once in setup_file with every job below; each test reads its
+# scenario's verdict. DIFFTEST_HOST=1 plays each scenario on this machine's
+# kernel instead, in real time, as before (retries when the grid slips).
 
 load lib
 
@@ -10,26 +16,70 @@ DIFFTEST="$REPO/tools/difftest/difftest"
 
 setup_file() {
 	ensure_fs
-	export DT_E=$(test_name)e DT_F=$(test_name)f
-	# our namespaces are bctdtb<pid>NNNNN: a concurrent run's (another
-	# checkout's suite on a shared machine) are not our leftovers
-	export DIFFTEST_NS="bctdtb$$"
-	"$CUBICCTL" load --name "$DT_E" >/dev/null
-	"$CUBICCTL" load --name "$DT_F" --datapath fast >/dev/null
+	export DT_OUT="$BATS_FILE_TMPDIR/guest"
+	if [ "${DIFFTEST_HOST:-0}" = 1 ]; then
+		export DT_E=$(test_name)e DT_F=$(test_name)f
+		# our namespaces are bctdtb<pid>NNNNN: a concurrent run's (another
+		# checkout's suite on a shared machine) are not our leftovers
+		export DIFFTEST_NS="bctdtb$$"
+		"$CUBICCTL" load --name "$DT_E" >/dev/null
+		"$CUBICCTL" load --name "$DT_F" --datapath fast >/dev/null
+		return 0
+	fi
+	# one boot, four jobs: every scenario, then three deliberate differences
+	cat >"$BATS_FILE_TMPDIR/jobs" <<-EOF
+		--ca cubic,exact,fast
+		--ca cubic,exact --tunables beta=600 ss_loss_sack
+		--ca cubic,exact --tunables hystart=0 hystart_train_unpaced
+		--ca cubic,exact,fast --tunables ack_train_shift=5 hystart_train_unpaced
+	EOF
+	"$DIFFTEST" --batch "$BATS_FILE_TMPDIR/jobs" --out "$DT_OUT" >"$BATS_FILE_TMPDIR/guest.log" 2>&1 || true
 }
 
 teardown_file() {
-	force_unload "$DT_E"
-	force_unload "$DT_F"
+	if [ "${DIFFTEST_HOST:-0}" = 1 ]; then
+		force_unload "$DT_E"
+		force_unload "$DT_F"
+	fi
+}
+
+# job N: its output and exit status in the guest (setup_file), or why not
+job() {
+	if [ ! -f "$DT_OUT/$1.rc" ]; then
+		echo "the guest gave no result for job $1:"
+		tail -n 30 "$BATS_FILE_TMPDIR/guest.log"
+		return 1
+	fi
+	output=$(cat "$DT_OUT/$1.out")
+	status=$(cat "$DT_OUT/$1.rc")
 }
 
 # dt SCENARIO: cubic = exact = fast, or the first differing step is shown. A
-# scenario whose every try slipped off the timing grid (a VM scheduling stall
-# of 0.4-3 ms; status 3 with "the grid slipped", no DIFF) proves nothing either
-# way: it is skipped, named, and counted by the last test of this file, which
-# fails if more than a quarter of the scenarios ended so.
+# scenario whose every try slipped off the timing grid (status 3 with "the
+# grid slipped", no DIFF) proves nothing either way: it is skipped, named, and
+# counted by the last test of this file, which fails if more than a quarter
+# of the scenarios ended so. In the guest a step is never late for a reason
+# outside the guest, so this should never happen there.
 dt() {
-	run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca "cubic,exact=$DT_E,fast=$DT_F" "$1"
+	if [ "${DIFFTEST_HOST:-0}" = 1 ]; then
+		run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --host --ca "cubic,exact=$DT_E,fast=$DT_F" "$1"
+	else
+		job 1 || return 1
+		# the scenario's lines of the whole run: its verdict, retries, first difference
+		output=$(awk -v s="$1" '$2 == s || $2 == s":" || index($1, s"/") == 1 {p = 1; print; next}
+			p && /^   / {print; next} {p = 0}' <<<"$output")
+		status=$(python3 - "$DT_OUT/1.json" "$1" <<-'PY'
+			import json, sys
+			e = json.load(open(sys.argv[1]))["scenarios"].get(sys.argv[2])
+			if e is None:
+			    print(3)
+			elif e.get("error"):
+			    print(3)
+			else:
+			    print(0 if all(v is True for v in e["agree"].values()) else 1)
+		PY
+		)
+	fi
 	echo "$output"
 	if [ "$status" -eq 3 ] && [[ "$output" == *"the grid slipped"* ]] &&
 		[[ "$output" != *"DIFF "* && "$output" != *"no result"* && "$output" != *"timed out"* ]]; then
@@ -39,10 +89,12 @@ dt() {
 	[ "$status" -eq 0 ]
 }
 
-# nothing of a run is left: no namespace, no peer process
+# nothing of a run is left: no namespace, no peer process (in the guest: its
+# own check after the last job, OUT/leftovers)
 assert_clean() {
-	! ip netns list | grep -q "^$DIFFTEST_NS" || false
+	! ip netns list | grep -q "^${DIFFTEST_NS:-bctdt}" || false
 	! pgrep -f "$REPO/tools/difftest/dtpeer.py" >/dev/null
+	! pgrep -f "qemu-system-x86_64.*$DT_OUT" >/dev/null
 }
 
 @test "difftest: hystart_train_unpaced" {
@@ -245,9 +297,20 @@ assert_clean() {
 	assert_clean
 }
 
-@test "difftest detects a real difference: beta=600 differs from cubic at the first loss" {
-	run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca cubic,exact --tunables beta=600 ss_loss_sack
+# job N, or the host's difftest with the same arguments (DIFFTEST_HOST=1)
+dt_job() {
+	local n=$1
+	shift
+	if [ "${DIFFTEST_HOST:-0}" = 1 ]; then
+		run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --host "$@"
+	else
+		job "$n" || return 1
+	fi
 	echo "$output"
+}
+
+@test "difftest detects a real difference: beta=600 differs from cubic at the first loss" {
+	dt_job 2 --ca cubic,exact --tunables beta=600 ss_loss_sack
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"DIFF ss_loss_sack"* ]]
 	[[ "$output" == *"first difference at step"* ]]
@@ -256,18 +319,30 @@ assert_clean() {
 }
 
 @test "difftest detects a real difference: hystart=0 never leaves slow start by ACK train" {
-	run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca cubic,exact --tunables hystart=0 hystart_train_unpaced
-	echo "$output"
+	dt_job 3 --ca cubic,exact --tunables hystart=0 hystart_train_unpaced
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"DIFF hystart_train_unpaced"* ]]
 }
 
+@test "difftest detects a real difference: ack_train_shift=5 (half the train threshold) in exact and fast" {
+	dt_job 4 --ca cubic,exact,fast --tunables ack_train_shift=5 hystart_train_unpaced
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"DIFF hystart_train_unpaced"*"exact differs at step"*"fast differs at step"* ]]
+}
+
 @test "difftest leaves nothing behind: instances, pins, namespaces, processes" {
-	run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca cubic,exact,fast ss_loss_sack
-	echo "$output"
-	# the instances it loaded (bct<pid><nn>e/f) are gone
-	! tr ' ' '\n' <"$AVAILABLE" | grep -E '^bct[0-9]{7}[ef]$' | grep -v -e "$DT_E" -e "$DT_F" || false
-	! ls /sys/fs/bpf/cubicctl | grep -E '^bct[0-9]{7}[ef]$' | grep -v -e "$DT_E" -e "$DT_F" || false
+	if [ "${DIFFTEST_HOST:-0}" = 1 ]; then
+		run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --host --ca cubic,exact,fast ss_loss_sack
+		echo "$output"
+		# the instances it loaded (bct<pid><nn>e/f) are gone
+		! tr ' ' '\n' <"$AVAILABLE" | grep -E '^bct[0-9]{7}[ef]$' | grep -v -e "$DT_E" -e "$DT_F" || false
+		! ls /sys/fs/bpf/cubicctl | grep -E '^bct[0-9]{7}[ef]$' | grep -v -e "$DT_E" -e "$DT_F" || false
+	else
+		# the guest's own look after its last job: instances, pins, namespaces, peers
+		[ -f "$DT_OUT/leftovers" ]
+		cat "$DT_OUT/leftovers"
+		[ ! -s "$DT_OUT/leftovers" ]
+	fi
 	assert_clean
 	[ ! -d "$REPO/tools/difftest/__pycache__" ]
 }

@@ -28,6 +28,7 @@ import os
 import select
 import socket
 import struct
+import subprocess
 import sys
 import time
 from bisect import bisect_left
@@ -37,6 +38,8 @@ SLOT0 = 500          # first usable offset in a tick
 SLOTW = 500          # lattice
 NSLOT = 6            # offsets 500 .. 3000
 LATE_US = 300        # an action starting later than this is a slip
+# set by tools/difftest/guest.sh: in a qemu guest whose clock counts instructions
+GUEST = os.environ.get("DIFFTEST_IN_GUEST") == "1"
 
 TUNSETIFF = 0x400454ca
 TUNSETOFFLOAD = 0x400454d0
@@ -130,9 +133,12 @@ def csum(b):
     return (~s) & 0xffff
 
 
-def sh(cmd):
-    if os.system(cmd + " >/dev/null 2>&1") != 0:
-        raise RuntimeError("failed: " + cmd)
+def batch(prog, cmds):
+    """Run ip or tc on the lines cmds (one process: -batch)."""
+    r = subprocess.run([prog, "-batch", "-"], input="\n".join(cmds) + "\n", text=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise RuntimeError("failed: %s -batch: %s: %s" % (prog, "; ".join(cmds), r.stderr.strip()))
 
 
 def sysctl(key, val):
@@ -232,7 +238,10 @@ class Peer:
         # count a segment it did not see)
         self.check_sent = False
         self.seen_segs = 0
-        self.bulk_chunk = 1 << 16
+        self.bulk_chunk = 1 << 16   # the first write of a bulk transfer
+        # later top-ups: small, so that no step pays for copying 64 KB at once
+        # (in the guest, 64 KB costs ~350 us of instructions; 8 KB ~50 us)
+        self.bulk_topup = 1 << 13
         self.bulk_low = 1 << 18
         # lax(peer) -> True: from now on a step may start more than LATE_US
         # late as long as it starts (and ends) in its planned tick. For phases
@@ -313,19 +322,22 @@ class Peer:
         fcntl.ioctl(self.fd, TUNSETIFF, struct.pack("16sH", b"dt0", flags))
         fcntl.ioctl(self.fd, TUNSETOFFLOAD,
                     (TUN_F_CSUM | TUN_F_TSO4) if self.tso else 0)
-        sh("ip link set lo up")
-        sh("ip link set dt0 txqueuelen 100000 up")
-        sh("ip addr add %s peer %s dev dt0" % (LOCAL, REMOTE))
-        sh("tc qdisc replace dev dt0 root pfifo limit 100000")
+        # one ip and one tc process: in the guest every program started costs
+        # a fraction of a second of wall time. 6.12's TUN refuses a queue of
+        # 32768 or more (ERANGE); one step's segments are far fewer.
+        cmds = ["link set lo up", "link set dt0 txqueuelen 20000 up",
+                "addr add %s peer %s dev dt0" % (LOCAL, REMOTE)]
         if not self.tso:
             # one segment per skb: no TSO autosizing, no TSO deferral (both
             # depend on microsecond timing)
-            sh("ip link set dt0 gso_max_segs 1")
+            cmds.append("link set dt0 gso_max_segs 1")
         if self.initcwnd or self.route_extra:
             extra = self.route_extra
             if self.initcwnd:
                 extra += " initcwnd %d" % self.initcwnd
-            sh("ip route replace %s dev dt0 src %s %s" % (REMOTE, LOCAL, extra))
+            cmds.append("route replace %s dev dt0 src %s %s" % (REMOTE, LOCAL, extra))
+        batch("ip", cmds)
+        batch("tc", ["qdisc replace dev dt0 root pfifo limit 100000"])
 
     def prime(self):
         """A priming connection (local port LPORT + 1) that closes through
@@ -742,7 +754,7 @@ class Peer:
         # bulk data: keep unsent data queued so the application never limits;
         # a write with data already queued sends nothing by itself
         if self.bulk_left > 0 and d["notsent_bytes"] < self.bulk_low and d["notsent_bytes"] > 0:
-            n = min(self.bulk_chunk, self.bulk_left)
+            n = min(self.bulk_topup, self.bulk_left)
             self.bulk_left -= n
             self.write(n)
 
@@ -763,7 +775,10 @@ class Peer:
         late = start - t
         self.t_act = t
         self.late_max = max(self.late_max, late)
-        lax = bool(self.lax_at) and self.lax_at[-1]
+        # in the guest (difftest's default) the clock counts instructions: a
+        # step is late by the same amount in every run of a scenario, so only
+        # its tick matters there (README, "Time in the guest")
+        lax = GUEST or (bool(self.lax_at) and self.lax_at[-1])
         if self.slip is None:
             if start // TICK != t // TICK:
                 self.slip = "step %d (%s) started %d us late, in the next tick" % (
@@ -781,12 +796,17 @@ class Peer:
         if self.slip is not None:
             # the run will be retried: stop here rather than play it out
             raise Slip(self.slip)
+        t1 = now_us()
         pk = self.read_all()
+        t2 = now_us()
         tx = self.on_tx(pk, t)
+        t3 = now_us()
         self.record(ev, tx, t)
         if self.debug:
             self.steps[-1]["late"] = late
             self.steps[-1]["dur"] = now_us() - start
+            # us in the action, reading the TUN, the path model, TCP_INFO
+            self.steps[-1]["prof"] = (t1 - start, t2 - t1, t3 - t2, now_us() - t3)
 
     def spontaneous(self):
         woke = now_us()

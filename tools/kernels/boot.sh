@@ -12,12 +12,18 @@
 # BCTK_MEM (2048 MB) size it. BCTK_RUN (default tools/kernels/guest.sh) is
 # what the guest runs, with OUT as its argument: a script of your own there
 # is a shell in the guest, with no suite.rc (the "boot" line then fails).
+# BCTK_RESULT (default suite): the guest's result is OUT/BCTK_RESULT.rc (and
+# .out, printed). BCTK_QEMU_OPTS: more qemu options, split at spaces (tools/difftest
+# gives "-icount shift=0,sleep=off" and BCTK_SMP=1: a clock that counts
+# instructions); BCTK_APPEND: words for the kernel's command line, ending in a space.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 KDIR=$(cd "${1:?usage: boot.sh KDIR OUT}" && pwd)
 OUT=${2:?usage: boot.sh KDIR OUT}
 TIMEOUT=${BCTK_TIMEOUT:-600}
 RUN=${BCTK_RUN:-$REPO/tools/kernels/guest.sh}
+RES=${BCTK_RESULT:-suite}
+read -r -a qopts <<<"${BCTK_QEMU_OPTS:-}"
 
 read -r _ _ kver <"$KDIR/package"
 rm -rf "$OUT"
@@ -36,8 +42,9 @@ guest() {
 	qrc=0
 	timeout --kill-after=10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max \
 		-smp "${BCTK_SMP:-2}" -m "${BCTK_MEM:-2048}" -nographic -no-reboot -nic none \
+		"${qopts[@]}" \
 		-kernel "$KDIR/boot/vmlinuz-$kver" -initrd "$OUT/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 bctk.run=$RUN bctk.out=$OUT" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 ${BCTK_APPEND:-}bctk.run=$RUN bctk.out=$OUT" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$OUT,mount_tag=bctkout,security_model=none" \
 		</dev/null >"$OUT/console.log" 2>&1 || qrc=$?
@@ -49,18 +56,18 @@ guest
 # (nothing is loaded before suite.sh). Under TCG Debian's 6.12 once did so
 # 3 s into its boot (an int3 Oops in sched_clock_cpu, in an interrupt). Such
 # a boot is tried once more; a panic once the suite runs is a failure.
-if [ ! -e "$OUT/suite.out" ] && [ ! -e "$OUT/suite.rc" ] && grep -aq 'Kernel panic' "$OUT/console.log"; then
+if [ ! -e "$OUT/$RES.out" ] && [ ! -e "$OUT/$RES.rc" ] && grep -aq 'Kernel panic' "$OUT/console.log"; then
 	mv "$OUT/console.log" "$OUT/console.1.log"
 	echo "$kver: the guest kernel panicked before the suite began ($OUT/console.1.log): booting it once more" >&2
 	guest
 fi
 
-[ -f "$OUT/suite.out" ] && cat "$OUT/suite.out"
-if [ ! -f "$OUT/suite.rc" ]; then
+[ -f "$OUT/$RES.out" ] && cat "$OUT/$RES.out"
+if [ ! -f "$OUT/$RES.rc" ]; then
 	why="no result from the guest"
 	[ "$qrc" -eq 124 ] && why="the guest did not finish within $TIMEOUT s"
 	printf '%-24s %-16s FAIL: %s (console: %s)\n' "$kver" boot "$why" \
 		"$(grep -a . "$OUT/console.log" | tail -n 1)"
 	exit 1
 fi
-exit "$(cat "$OUT/suite.rc")"
+exit "$(cat "$OUT/$RES.rc")"
