@@ -6,6 +6,7 @@
 #   sudo make test-quick  unit tests, docs checks, one integration test per suite
 #   sudo make eval  evaluation on emulated paths -> docs/eval, docs/EVALUATION.md
 #   sudo make bench datapath cost, bpf_cubic vs the kernel's cubic
+#   sudo make difftest-guest  the differential tester in a qemu guest (about an hour)
 #   sudo make soak  SOAK_TIME seconds (600) of short and long flows on every rule and
 #                   datapath, an instance churned meanwhile; nothing lost or left
 #   make deps       install missing Debian packages (root)
@@ -197,6 +198,13 @@ fct-quick: all $(DEPS_TEST)
 bench: all $(OUT)/corebench $(DEPS_TEST)
 	$(Q)$(OUT)/corebench
 	$(Q)tools/bench/bench.sh
+
+# the differential tester in a qemu guest with an instruction-counted clock:
+# a verdict on every scenario whatever the host's load, in about an hour
+# (tools/difftest/README.md); make test runs it on the host, in real time
+.PHONY: difftest-guest
+difftest-guest: all $(DEPS_TEST)
+	$(Q)DIFFTEST_GUEST=1 TESTS=difftest.bats tests/run.sh integration
 
 # not part of make test: tools/soak/README.md
 SOAK_TIME ?= 600
