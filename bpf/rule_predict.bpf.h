@@ -163,7 +163,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 	__u8 st = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 	struct predict_store *ps = predict_get(sk, 0);
 	struct predict_verdict *v;
-	struct predict_params p = {}; /* p.jump: the jump is not wired yet */
+	struct predict_params p;
 	struct predict_ack a;
 	__u32 before;
 	__u8 act;
@@ -188,6 +188,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 	p.rounds = cubic_tun_predict_rounds(t);
 	p.gap_us = cubic_tun_hystart_ack_delta_us(t);
 	p.pace = cubic_tun_predict_pace(t);
+	p.jump = 0; /* the core has Careful Resume's jump; no tunable or glue takes it yet */
 	predict_params_clamp(&p);
 	a.now_us = (__u32)tp->tcp_mstamp;
 	a.snd_una = tp->snd_una;

@@ -82,26 +82,10 @@ static void attach_dir(char *buf, size_t len, int id, const char *pin)
 /* Removes an attachment folder and everything in it (unpinning the link detaches). */
 static int remove_dir(int id)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 256];
-	struct dirent *de;
-	int err = 0;
-	DIR *d;
+	char dir[PATH_MAX];
 
 	attach_dir(dir, sizeof(dir), id, NULL);
-	d = opendir(dir);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (unlink(path) && errno != ENOENT)
-			err = -errno;
-	}
-	closedir(d);
-	if (rmdir(dir) && errno != ENOENT)
-		err = -errno;
-	return err;
+	return pin_dir_remove(dir);
 }
 
 static int read_rules(int id, struct attach_rules *r, char *name, size_t namelen, char *cg,

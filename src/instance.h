@@ -42,6 +42,8 @@ void instance_close(struct instance *in);
 int instance_read_tunables(struct instance *in, struct cubic_tunables *t);
 int instance_read_counters(struct instance *in, struct cubic_counters *sum);
 int instance_remove_pins(const char *name);
+/* Unpins everything in a folder of bpffs, then removes it (0 if it is not there). */
+int pin_dir_remove(const char *dir);
 int instance_list(char (*names)[CUBIC_NAME_MAX], int max);
 /* Whether the instance's info map says this cubicctl's CUBIC_ABI_VERSION. */
 bool instance_abi_ok(const struct instance *in);

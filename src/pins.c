@@ -163,12 +163,19 @@ int instance_read_counters(struct instance *in, struct cubic_counters *sum)
 
 int instance_remove_pins(const char *name)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 256];
+	char dir[PATH_MAX];
+
+	instance_path(dir, sizeof(dir), name, NULL);
+	return pin_dir_remove(dir);
+}
+
+int pin_dir_remove(const char *dir)
+{
+	char path[PATH_MAX + 256];
 	struct dirent *de;
 	DIR *d;
 	int err = 0;
 
-	instance_path(dir, sizeof(dir), name, NULL);
 	d = opendir(dir);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
