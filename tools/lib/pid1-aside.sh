@@ -97,8 +97,13 @@ on_signal() {
 	exit 130
 }
 trap on_signal INT TERM HUP
-# the command keeps every CPU whatever its parent was given
-taskset -c "0-$(($(nproc --all) - 1))" "$@" <&0 &
+# the command keeps every CPU whatever its parent was given, and the signal
+# dispositions it would have in the foreground (bash makes a background
+# command ignore SIGINT and SIGQUIT: a Ctrl-C would not reach it)
+(
+	trap - INT QUIT
+	exec taskset -c "0-$(($(nproc --all) - 1))" "$@"
+) <&0 &
 child=$!
 wait "$child"
 rc=$?
