@@ -355,27 +355,6 @@ static void print_text(struct trace *tr, const struct cubic_event *e)
 	fflush(stdout);
 }
 
-static const char *const verdict_words[] = {
-#define CUBIC_X_NAME(ID, name) [VERDICT_##ID] = name,
-	CUBIC_VERDICT_WORDS(CUBIC_X_NAME)
-#undef CUBIC_X_NAME
-};
-static const char *const verdict_ends[] = {
-#define CUBIC_X_NAME(ID, name) [VERDICT_END_##ID] = name,
-	CUBIC_VERDICT_ENDS(CUBIC_X_NAME)
-#undef CUBIC_X_NAME
-};
-
-static const char *verdict_word_str(__u8 w)
-{
-	return w < CUBIC_VERDICT_WORD_COUNT ? verdict_words[w] : "?";
-}
-
-static const char *verdict_end_str(__u8 end)
-{
-	return end < CUBIC_VERDICT_END_COUNT ? verdict_ends[end] : "?";
-}
-
 /* The verdict: one object, joined to its exit's by flow_id (and exit_time). */
 static void print_verdict_json(struct trace *tr, const struct cubic_verdict *v)
 {
