@@ -104,7 +104,9 @@ verdict_flow() {
 	stop_trace
 	[ "$TRACE_RC" -eq 0 ]
 	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/c.json")
-	EXIT=$(jq -c "select(.sport == $port and .record == \"exit\")" "$BATS_TEST_TMPDIR/trace.out" | head -n 1)
+	# the record of the exit that ended slow start (HyStart++'s css_enter and css_resume do not)
+	EXIT=$(jq -c "select(.sport == $port and .record == \"exit\" and
+		(.ack_train or .delay or .loss or .css_exit or .search or .predict))" "$BATS_TEST_TMPDIR/trace.out" | head -n 1)
 	[ -n "$EXIT" ]
 	id=$(jq .flow_id <<<"$EXIT")
 	[ "$id" -ge 1 ]
@@ -140,6 +142,25 @@ verdict_flow() {
 		else
 			[ "$w" = ok ] || [ "$w" = overshoot ]
 		fi
+	done
+}
+
+@test "every rule on both datapaths: its exit gets a verdict with the path's BDP" {
+	for preset in off linux hystart++ search predict; do
+		for dp in exact fast; do
+			verdict_flow "$dp" --preset "$preset"
+			w=$(jq -r .verdict <<<"$VERDICT")
+			echo "$preset $dp: $(jq -r .reason <<<"$EXIT") at cwnd $(jq .cwnd <<<"$EXIT"): $w, ratio $(jq .exit_ratio <<<"$VERDICT"), bdp_est $(jq .bdp_est <<<"$VERDICT"), end $(jq -r .end <<<"$VERDICT")"
+			# a loss exit is an overshoot whatever was measured after it
+			if [ "$(jq .loss <<<"$EXIT")" = true ]; then
+				[ "$w" = overshoot ]
+			fi
+			# measured to a congestion event: the path's BDP within 25 %
+			if [ "$(jq -r .end <<<"$VERDICT")" = congestion ]; then
+				bdp=$(jq .bdp_est <<<"$VERDICT")
+				[ "$bdp" -ge $(( PATH_BDP * 3 / 4 )) ] && [ "$bdp" -le $(( PATH_BDP * 5 / 4 )) ]
+			fi
+		done
 	done
 }
 
