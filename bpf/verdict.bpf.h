@@ -29,7 +29,9 @@
  * before a loss exit's own record starts the next measurement.
  *
  * A later exit while measuring (a slow start after an idle restart) starts
- * over (verdict_start()); the earlier exit then has no verdict.
+ * over (verdict_start()); the earlier exit then has no verdict. A .ssthresh
+ * the kernel skipped (docs/IMPOSSIBLE_WINDOWS.md; the guard redoes it) is not
+ * seen as the congestion event: that measurement ends later, as a bound.
  */
 #include "verdict_core.h"
 
