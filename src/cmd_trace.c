@@ -423,7 +423,7 @@ static void print_verdict_text(struct trace *tr, const struct cubic_verdict *v)
 	if (v->ratio_pm)
 		snprintf(what, sizeof(what),
 			 "left at %s%.2f x the path's BDP (%s%.1f Mbit/s x %.1f ms = %u pkts)",
-			 bound ? "at most " : "", v->ratio_pm / 1000.0, bound ? ">= " : "",
+			 bound ? "<= " : "", v->ratio_pm / 1000.0, bound ? ">= " : "",
 			 (double)v->max_bw * 8 / 1e6, ms(v->min_rtt_us), v->bdp_est);
 	else
 		snprintf(what, sizeof(what), "no valid rate sample (%u skipped)", v->skipped);
