@@ -10,6 +10,8 @@
  *                      both datapaths share (.init, .ssthresh, .set_state,
  *                      .cwnd_event, HyStart's step); the exact datapath's
  *                      callbacks; the struct_ops maps
+ *   verdict.bpf.h      the exit verdict: the path measured after each exit
+ *                      (include/verdict_core.h), its record and histogram
  *   record.bpf.h       the exit record (events ring) and the exit counters
  *   rule_<glue>.bpf.h  one slow-start rule each, behind the hooks of "The
  *                      rules" below; the rules are the rows of
@@ -164,6 +166,7 @@ static __always_inline void fill_ack(struct sock *sk, struct cubic_ack *a, __u32
 	a->paced = sk->sk_pacing_status != SK_PACING_NONE;
 }
 
+#include "verdict.bpf.h"
 #include "record.bpf.h"
 
 /*
@@ -396,6 +399,8 @@ void BPF_PROG(bc_release, struct sock *sk)
 {
 	struct cubic_state *s = ca_state(sk);
 
+	if (s->verdict == VERDICT_ON)
+		verdict_close(sk);
 	/* release also runs for sockets closed before init ever ran */
 	if (s->flags & CUBIC_SF_INIT) {
 		s->flags &= ~CUBIC_SF_INIT;
@@ -457,6 +462,9 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 	if (s->epoch_start && (__s32)(tcp_jiffies32() - s->epoch_start) < (__s32)CONFIG_HZ)
 		s->flags |= CUBIC_SF_FRESH_EPOCH;
 	ssthresh = cubic_recalc_ssthresh(s, t, cwnd);
+	/* the first congestion event after an exit ends its measurement (before a loss exit's) */
+	if (s->verdict == VERDICT_ON)
+		verdict_congestion(sk, cwnd);
 	if (ss_exit) {
 		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
 				       .ssthresh = ssthresh };
@@ -528,6 +536,7 @@ void BPF_PROG(bc_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 	/* every ACK that acks or SACKs data, before the kernel's PRR uses them */
 	check_window(sk, false, false);
 	rtt_sample(sk, sample->rtt_us, sample->pkts_acked);
+	verdict_ack_exact(sk, sample->rtt_us);
 }
 
 SEC("struct_ops/bc_undo_cwnd")

@@ -237,6 +237,7 @@ static __always_inline void cong_control(struct sock *sk, int flag, const struct
 		rtt_sample_before_reduction(sk, (__s32)rs->rtt_us);
 	else
 		rtt_sample(sk, (__s32)rs->rtt_us, rs->acked_sacked);
+	verdict_ack_fast(sk, rs);
 	undo_to_hystart_cwnd(sk);
 
 	if (in_cwnd_reduction(sk)) {

@@ -48,7 +48,10 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 	struct cubic_state *s = ca_state(sk);
 	struct sock_common *c = &sk->__sk_common;
 	struct cubic_event *e;
+	__u64 ts_ns = bpf_ktime_get_ns(), flow_id;
 
+	/* the flow's id, and at an exit the start of its verdict (bpf/verdict.bpf.h) */
+	flow_id = verdict_begin(sk, flags, ts_ns);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(CUBIC_CNT_EVENT_DROPS, 1);

@@ -11,7 +11,7 @@
 #endif
 
 /* Bumped when a map layout below changes; cubicctl refuses a mismatch. */
-#define CUBIC_ABI_VERSION 4
+#define CUBIC_ABI_VERSION 5
 
 /* The congestion-control name registered by a plain `cubicctl load`. */
 #define CUBIC_DEFAULT_NAME "bpf_cubic"
@@ -133,7 +133,12 @@ enum {
 	X(PREDICT_NO_STORAGE, "predict_no_storage",                                                \
 	  "flows in hystart=predict without socket storage (Linux HyStart instead)")             \
 	X(REPAIRED, "repaired",                                                                    \
-	  "impossible cwnd/ssthresh found and replaced (docs/IMPOSSIBLE_WINDOWS.md)")
+	  "impossible cwnd/ssthresh found and replaced (docs/IMPOSSIBLE_WINDOWS.md)")             \
+	/* the exit verdicts by word, in CUBIC_VERDICT_WORDS' order */                             \
+	X(VERDICT_UNKNOWN, "verdicts_unknown", "exit verdicts: unknown (no sample, or only a bound)") \
+	X(VERDICT_PREMATURE, "verdicts_premature", "exit verdicts: premature (below premature_ratio)") \
+	X(VERDICT_OK, "verdicts_ok", "exit verdicts: ok")                                          \
+	X(VERDICT_OVERSHOOT, "verdicts_overshoot", "exit verdicts: overshoot (the buffer was full)")
 
 enum cubic_counter {
 #define CUBIC_X_CNT(ID, key, help) CUBIC_CNT_##ID,
@@ -145,8 +150,95 @@ enum cubic_counter {
 	CUBIC_CNT_MAX
 };
 
+/*
+ * The exit verdict (issue 21: include/verdict_core.h measures, bpf/verdict.bpf.h
+ * glues). Its words and why a measurement ended, X(ID, name), in the core's
+ * enum order (VERDICT_<ID>, VERDICT_END_<ID>).
+ */
+#include "verdict_core.h"
+
+#define CUBIC_VERDICT_WORDS(X)                                                                     \
+	X(UNKNOWN, "unknown") X(PREMATURE, "premature") X(OK, "ok") X(OVERSHOOT, "overshoot")
+#define CUBIC_VERDICT_ENDS(X)                                                                      \
+	X(NONE, "none") X(CONGESTION, "congestion") X(APP_LIMITED, "app_limited")                 \
+	X(TIMEOUT, "timeout") X(CLOSED, "closed")
+enum {
+#define CUBIC_X_N(ID, name) +1
+	CUBIC_VERDICT_WORD_COUNT = 0 CUBIC_VERDICT_WORDS(CUBIC_X_N),
+	CUBIC_VERDICT_END_COUNT = 0 CUBIC_VERDICT_ENDS(CUBIC_X_N),
+#undef CUBIC_X_N
+};
+_Static_assert(VERDICT_UNKNOWN == 0 && VERDICT_PREMATURE == 1 && VERDICT_OK == 2 &&
+		       VERDICT_OVERSHOOT == 3 && CUBIC_VERDICT_WORD_COUNT == 4 &&
+		       CUBIC_CNT_VERDICT_PREMATURE == CUBIC_CNT_VERDICT_UNKNOWN + VERDICT_PREMATURE &&
+		       CUBIC_CNT_VERDICT_OK == CUBIC_CNT_VERDICT_UNKNOWN + VERDICT_OK &&
+		       CUBIC_CNT_VERDICT_OVERSHOOT == CUBIC_CNT_VERDICT_UNKNOWN + VERDICT_OVERSHOOT,
+	       "CUBIC_VERDICT_WORDS and the verdict counters follow enum verdict_word");
+_Static_assert(VERDICT_END_NONE == 0 && VERDICT_END_CONGESTION == 1 &&
+		       VERDICT_END_APP_LIMITED == 2 && VERDICT_END_TIMEOUT == 3 &&
+		       VERDICT_END_CLOSED == 4 && CUBIC_VERDICT_END_COUNT == 5,
+	       "CUBIC_VERDICT_ENDS follows enum verdict_end");
+
+/*
+ * The exit-ratio histogram, per exit reason (one row per CUBIC_EXIT_REASONS
+ * row; only the reasons that end slow start are filled): X(le per mille,
+ * Prometheus le label), the upper bounds, inclusive; a last slot above them
+ * (+Inf), then the sum of the ratios (per mille). Not cumulative in the map.
+ */
+#define CUBIC_RATIO_BUCKETS(X)                                                                     \
+	X(250, "0.25") X(500, "0.5") X(800, "0.8") X(1000, "1") X(1250, "1.25") X(2000, "2")     \
+	X(4000, "4")
+enum {
+#define CUBIC_X_N(le, label) +1
+	CUBIC_RATIO_SLOTS = 1 CUBIC_RATIO_BUCKETS(CUBIC_X_N), /* the buckets and +Inf */
+#undef CUBIC_X_N
+	CUBIC_RATIO_SUM = CUBIC_RATIO_SLOTS,
+	CUBIC_RATIO_WIDTH,
+};
+enum {
+#define CUBIC_X_RATIO_ROW(ID, ...) CUBIC_RATIO_##ID,
+	CUBIC_EXIT_REASONS(CUBIC_X_RATIO_ROW)
+#undef CUBIC_X_RATIO_ROW
+	CUBIC_RATIO_ROWS
+};
+
 struct cubic_counters {
 	__u64 c[CUBIC_CNT_MAX];
+	__u64 ratio[CUBIC_RATIO_ROWS][CUBIC_RATIO_WIDTH]; /* the exit-ratio histogram */
+};
+
+/*
+ * The verdict record, in the events ring beside struct cubic_event (told
+ * apart by size): one per measured exit, written when its measurement ends;
+ * flow_id is the exit record's.
+ */
+struct cubic_verdict {
+	__u64 ts_ns;	   /* CLOCK_MONOTONIC, when the measurement ended */
+	__u64 flow_id;	   /* the exit record's flow_id */
+	__u64 exit_ts_ns;  /* the exit record's ts_ns */
+	__u64 max_bw;	   /* bytes/s: the best delivery rate (bw_delivered x mss / interval) */
+	__u32 exit_flags;  /* the exit record's CUBIC_EV_* */
+	__u32 exit_cwnd;   /* packets */
+	__u32 bdp_est;	   /* packets: max_bw x min_rtt; 0: unknown */
+	__u32 ratio_pm;	   /* exit_cwnd / bdp_est, per mille; 0: unknown */
+	__u32 min_rtt_us;
+	__u32 bw_delivered; /* the best rate sample: packets ... */
+	__u32 bw_interval_us; /* ... over this interval */
+	__u32 cong_cwnd;    /* cwnd at the first congestion event after the exit (0: none) */
+	__u32 cong_after_us; /* how long after the exit it came */
+	__u32 samples;	    /* rate samples that counted */
+	__u32 skipped;	    /* and those that did not (app- or rwnd-limited) */
+	__u32 mss;
+	__u16 rounds;	    /* rounds measured */
+	__u16 family;
+	__u16 sport;	    /* host order */
+	__u16 dport;
+	__u8 end;	    /* VERDICT_END_* */
+	__u8 word;	    /* VERDICT_* */
+	__u8 pad[2];
+	__u8 saddr[16];
+	__u8 daddr[16];
+	char instance[CUBIC_NAME_MAX];
 };
 
 /*
@@ -177,9 +269,10 @@ struct cubic_info {
  *         for VIEW, what it is derived from
  */
 #define CUBIC_EVENT_FIELDS(U64, U32, U32_TAIL, U16, ADDR, NAME, VIEW)                             \
-	U64(ts_ns, TIME, bpf_ktime_get_ns()) /* CLOCK_MONOTONIC; JSON: "time", realtime s */      \
+	U64(ts_ns, TIME, ts_ns) /* CLOCK_MONOTONIC; JSON: "time", realtime s */                   \
 	NAME(instance, STR, instance_name)                                                         \
 	U64(cookie, NUM, c->skc_cookie.counter) /* socket cookie; 0 if not made yet */            \
+	U64(flow_id, NUM, flow_id) /* the instance's id of the flow (its verdict's); 0: none */   \
 	U16(family, FAMILY, c->skc_family)	/* AF_INET or AF_INET6 */                          \
 	ADDR(saddr, IP, c->skc_rcv_saddr)	/* IPv4 in the first 4 bytes */                    \
 	U16(sport, NUM, c->skc_num)		/* host order */                                   \
@@ -270,6 +363,9 @@ struct cubic_event {
 	CUBIC_EV_PASS(SKIP, SKIP, SKIP, SKIP, ADDR, SKIP)
 	CUBIC_EV_PASS(SKIP, SKIP, SKIP, SKIP, SKIP, NAME)
 };
+
+_Static_assert(sizeof(struct cubic_verdict) != sizeof(struct cubic_event),
+	       "trace tells the records apart by their size");
 
 /*
  * The datapaths, as --datapath names them: X(ID, name).

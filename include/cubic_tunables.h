@@ -77,7 +77,9 @@
 	X(predict_pace, 1, 0, 1, "bool",                                                           \
 	  "PREDICT: turn on the kernel's pacing for the fill if nothing paces the flow")          \
 	X(predict_cap, 1000, 0, 4000, "/1000",                                                     \
-	  "PREDICT: the fill's pacing rate is at most this x the estimate (0: no cap)")
+	  "PREDICT: the fill's pacing rate is at most this x the estimate (0: no cap)")          \
+	X(premature_ratio, 800, 1, 10000, "/1000",                                                 \
+	  "verdict: an exit below this x the path's BDP is premature (800: 0.8)")
 
 /* Index of each tunable, in table order. */
 enum cubic_tunable_id {

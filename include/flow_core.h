@@ -62,7 +62,7 @@ struct cubic_state {
 	__u8 hspp_phase;	  /* CUBIC_HSPP_* */
 	__u8 css_rounds;	  /* CSS rounds so far, the partial first one included */
 	__u8 seen_state;	  /* ca_state after the last .set_state we saw (the guard) */
-	__u8 pad2;
+	__u8 verdict;	  /* 1: the exit verdict is measuring (bpf/verdict.bpf.h) */
 	/* the fast datapath (.cong_control): see include/tcp_ack_core.h */
 	__u32 prr_delivered; /* PRR: packets delivered since the reduction began */
 	__u32 cwnd_used;     /* RFC 2861: most in flight while not cwnd-limited */

@@ -81,6 +81,72 @@ static void print_exit_lines(const struct cubic_counters *c, __u32 hystart)
 	}
 }
 
+/* The exits with a measured ratio, of reason r (a row of CUBIC_EXIT_REASONS). */
+static __u64 ratio_count(const struct cubic_counters *c, int r)
+{
+	__u64 n = 0;
+
+	for (int k = 0; k < CUBIC_RATIO_SLOTS; k++)
+		n += c->ratio[r][k];
+	return n;
+}
+
+/*
+ * The exit verdicts (trace shows each): their words, and per exit reason the
+ * histogram of exit cwnd / the path's BDP. Shown once there is a verdict.
+ */
+static void print_verdict_lines(const struct cubic_counters *c)
+{
+	__u64 any = 0;
+
+	for (int w = 0; w < CUBIC_VERDICT_WORD_COUNT; w++)
+		any += c->c[CUBIC_CNT_VERDICT_UNKNOWN + w];
+	if (!any)
+		return;
+	printf("  verdicts  premature %llu, ok %llu, overshoot %llu, unknown %llu\n",
+	       (unsigned long long)c->c[CUBIC_CNT_VERDICT_PREMATURE],
+	       (unsigned long long)c->c[CUBIC_CNT_VERDICT_OK],
+	       (unsigned long long)c->c[CUBIC_CNT_VERDICT_OVERSHOOT],
+	       (unsigned long long)c->c[CUBIC_CNT_VERDICT_UNKNOWN]);
+	for (int r = 0; r < EXIT_REASON_COUNT; r++) {
+		__u64 n = ratio_count(c, r);
+
+		if (!exit_reasons[r].ends || !n)
+			continue;
+		printf("  exit/BDP  %s %llu:", exit_reasons[r].name, (unsigned long long)n);
+		for (int k = 0; k < CUBIC_RATIO_SLOTS; k++)
+			printf("%s %s%s %llu", k ? "," : "", k < CUBIC_RATIO_SLOTS - 1 ? "<=" : ">",
+			       ratio_le_label[k < CUBIC_RATIO_SLOTS - 1 ? k : k - 1],
+			       (unsigned long long)c->ratio[r][k]);
+		printf(" (mean %.2f)\n", c->ratio[r][CUBIC_RATIO_SUM] / 1000.0 / (double)n);
+	}
+}
+
+/* The same as JSON: the bounds, and per exit reason its counts (not cumulative). */
+static void print_verdict_json(struct json *j, const struct cubic_counters *c)
+{
+	json_obj_open(j, "exit_ratio");
+	json_arr_open(j, "le");
+	for (int k = 0; k < CUBIC_RATIO_SLOTS - 1; k++)
+		json_double(j, NULL, ratio_le_pm[k] / 1000.0, 3);
+	json_arr_close(j);
+	json_obj_open(j, "reasons");
+	for (int r = 0; r < EXIT_REASON_COUNT; r++) {
+		if (!exit_reasons[r].ends)
+			continue;
+		json_obj_open(j, exit_reasons[r].name);
+		json_arr_open(j, "counts");
+		for (int k = 0; k < CUBIC_RATIO_SLOTS; k++)
+			json_u64(j, NULL, c->ratio[r][k]);
+		json_arr_close(j);
+		json_u64(j, "count", ratio_count(c, r));
+		json_double(j, "sum", c->ratio[r][CUBIC_RATIO_SUM] / 1000.0, 3);
+		json_obj_close(j);
+	}
+	json_obj_close(j);
+	json_obj_close(j);
+}
+
 /*
  * The preset of rule r nearest to t (the fewest keys differ) into *p; the
  * number of keys that differ.
@@ -239,6 +305,7 @@ static void print_text(const struct instance *in, enum instance_state st,
 	       (unsigned long long)c->c[CUBIC_CNT_FLOW_INIT],
 	       (unsigned long long)c->c[CUBIC_CNT_FLOW_RELEASE]);
 	print_exit_lines(c, tun_get(t, CUBIC_TUN_hystart));
+	print_verdict_lines(c);
 	printf("  records   %llu written, %llu dropped (ring full)\n",
 	       (unsigned long long)c->c[CUBIC_CNT_EVENTS],
 	       (unsigned long long)c->c[CUBIC_CNT_EVENT_DROPS]);
@@ -279,6 +346,7 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 		for (int i = 0; i < CUBIC_CNT_MAX; i++)
 			json_u64(j, counter_keys[i], c->c[i]);
 		json_obj_close(j);
+		print_verdict_json(j, c);
 		json_obj_open(j, "tunables");
 		for (int i = 0; i < CUBIC_TUN_COUNT; i++)
 			json_u64(j, tun_table[i].name, tun_get(t, i));

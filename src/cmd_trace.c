@@ -124,8 +124,10 @@ static void describe(FILE *f)
 	fprintf(f,
 		"Shows each slow-start exit of the instance's flows as it happens: why slow start\n"
 		"ended (%s), cwnd,\n"
-		"ssthresh, delay_min, the round's minimum RTT and the threshold crossed; with\n"
-		"--json one object per line. Ends on SIGINT or SIGTERM, after N records or\n"
+		"ssthresh, delay_min, the round's minimum RTT and the threshold crossed; then,\n"
+		"once measured, its verdict: the exit cwnd against the path's BDP (premature,\n"
+		"ok, overshoot or unknown), joined to the exit by the flow id; with\n"
+		"--json one object per line (\"record\": \"exit\" or \"verdict\"). Ends on SIGINT or SIGTERM, after N records or\n"
 		"SECONDS, or when the instance is unloaded (exit 0); when its output can't be\n"
 		"written (exit %d). An instance loaded with another ABI version is refused\n"
 		"(exit %d): reload it.\n",
@@ -235,17 +237,19 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 						    : "");
 }
 
-static bool keep(const struct trace *tr, const struct cubic_event *e)
+/* Whether the filters keep a flow (either record's addresses and ports). */
+static bool keep(const struct trace *tr, __u16 family, const __u8 *saddr, __u16 sport,
+		 const __u8 *daddr, __u16 dport)
 {
 	size_t alen;
 
-	if (tr->port >= 0 && e->sport != tr->port && e->dport != tr->port)
+	if (tr->port >= 0 && sport != tr->port && dport != tr->port)
 		return false;
 	if (tr->addr_family) {
-		if (e->family != tr->addr_family)
+		if (family != tr->addr_family)
 			return false;
 		alen = tr->addr_family == AF_INET6 ? 16 : 4;
-		if (memcmp(e->saddr, tr->addr, alen) && memcmp(e->daddr, tr->addr, alen))
+		if (memcmp(saddr, tr->addr, alen) && memcmp(daddr, tr->addr, alen))
 			return false;
 	}
 	return true;
@@ -298,6 +302,7 @@ static void print_json(struct trace *tr, const struct cubic_event *e)
 
 	decided_by(e, &thresh, &value);
 	json_obj_open(j, NULL);
+	json_str(j, "record", "exit");
 	CUBIC_EVENT_FIELDS(JSON_FIELD, JSON_FIELD, JSON_FIELD, JSON_FIELD, JSON_FIELD, JSON_FIELD,
 			   JSON_FIELD)
 	json_obj_close(j);
@@ -306,7 +311,7 @@ static void print_json(struct trace *tr, const struct cubic_event *e)
 
 static void print_text(struct trace *tr, const struct cubic_event *e)
 {
-	char reason[64], src[64], dst[64], flow[140], when[32], ctx[112], dmin[16], rrtt[16];
+	char reason[64], src[64], dst[64], flow[140], when[32], ctx[144], dmin[16], rrtt[16];
 	char sch[160], prd[200];
 	long long real = (long long)e->ts_ns + tr->mono_to_real_ns;
 	time_t sec = (time_t)(real / 1000000000LL);
@@ -326,7 +331,8 @@ static void print_text(struct trace *tr, const struct cubic_event *e)
 	addr_str(e, e->daddr, e->dport, dst, sizeof(dst));
 	snprintf(flow, sizeof(flow), "%s > %s", src, dst);
 	decided_by(e, &thresh, &value);
-	off = (size_t)snprintf(ctx, sizeof(ctx), "%s%s%s%s",
+	off = (size_t)snprintf(ctx, sizeof(ctx), " flow %llu%s%s%s%s",
+			       (unsigned long long)e->flow_id,
 			       e->flags & CUBIC_EV_CWND_LIMITED ? " cwnd-limited" : "",
 			       e->flags & CUBIC_EV_RWND_LIMITED ? " rwnd-limited" : "",
 			       e->flags & CUBIC_EV_PACED ? " paced" : "",
@@ -349,21 +355,116 @@ static void print_text(struct trace *tr, const struct cubic_event *e)
 	fflush(stdout);
 }
 
+/* The verdict: one object, joined to its exit's by flow_id (and exit_time). */
+static void print_verdict_json(struct trace *tr, const struct cubic_verdict *v)
+{
+	char ip[INET6_ADDRSTRLEN], buf[64];
+	struct json *j = tr->j;
+
+	json_obj_open(j, NULL);
+	json_str(j, "record", "verdict");
+	json_double(j, "time", (double)((long long)v->ts_ns + tr->mono_to_real_ns) / 1e9, 6);
+	json_str(j, "instance", v->instance);
+	json_u64(j, "flow_id", v->flow_id);
+	json_double(j, "exit_time", (double)((long long)v->exit_ts_ns + tr->mono_to_real_ns) / 1e9,
+		    6);
+	json_str(j, "family", v->family == AF_INET6 ? "ipv6" : "ipv4");
+	inet_ntop(v->family == AF_INET6 ? AF_INET6 : AF_INET, v->saddr, ip, sizeof(ip));
+	json_str(j, "saddr", ip);
+	json_u64(j, "sport", v->sport);
+	inet_ntop(v->family == AF_INET6 ? AF_INET6 : AF_INET, v->daddr, ip, sizeof(ip));
+	json_str(j, "daddr", ip);
+	json_u64(j, "dport", v->dport);
+	json_str(j, "verdict", verdict_word_str(v->word));
+	json_str(j, "exit_reason", reason_str(v->exit_flags, buf, sizeof(buf)));
+	json_u64(j, "exit_cwnd", v->exit_cwnd);
+	if (v->ratio_pm)
+		json_double(j, "exit_ratio", v->ratio_pm / 1000.0, 3);
+	else
+		json_null(j, "exit_ratio");
+	/* without a congestion event bdp_est is a lower bound, the ratio an upper one */
+	json_bool(j, "bound", v->end != VERDICT_END_CONGESTION);
+	json_u64(j, "bdp_est", v->bdp_est);
+	json_u64(j, "max_bw", v->max_bw);
+	json_u64(j, "bw_delivered", v->bw_delivered);
+	json_u64(j, "bw_interval_us", v->bw_interval_us);
+	json_u64(j, "min_rtt_us", v->min_rtt_us);
+	if (v->cong_cwnd) {
+		json_u64(j, "cong_cwnd", v->cong_cwnd);
+		json_u64(j, "cong_after_us", v->cong_after_us);
+	} else {
+		json_null(j, "cong_cwnd");
+		json_null(j, "cong_after_us");
+	}
+	json_str(j, "end", verdict_end_str(v->end));
+	json_u64(j, "rounds", v->rounds);
+	json_u64(j, "samples", v->samples);
+	json_u64(j, "skipped", v->skipped);
+	json_u64(j, "mss", v->mss);
+	json_obj_close(j);
+	json_end(j);
+}
+
+/*
+ * The verdict as a line under its exit's: "premature: left at 0.31 x the
+ * path's BDP (94.2 Mbit/s x 20.1 ms = 163 pkts)", then the congestion event.
+ */
+static void print_verdict_text(struct trace *tr, const struct cubic_verdict *v)
+{
+	char when[32], what[200], cong[96];
+	long long real = (long long)v->exit_ts_ns + tr->mono_to_real_ns;
+	time_t sec = (time_t)(real / 1000000000LL);
+	bool bound = v->end != VERDICT_END_CONGESTION;
+	struct tm tm;
+
+	localtime_r(&sec, &tm);
+	snprintf(when, sizeof(when), "%02d:%02d:%02d.%03lld", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (real % 1000000000LL) / 1000000);
+	if (v->ratio_pm)
+		snprintf(what, sizeof(what),
+			 "left at %s%.2f x the path's BDP (%s%.1f Mbit/s x %.1f ms = %u pkts)",
+			 bound ? "<= " : "", v->ratio_pm / 1000.0, bound ? ">= " : "",
+			 (double)v->max_bw * 8 / 1e6, ms(v->min_rtt_us), v->bdp_est);
+	else
+		snprintf(what, sizeof(what), "no valid rate sample (%u skipped)", v->skipped);
+	if (v->cong_cwnd)
+		snprintf(cong, sizeof(cong), "; congestion at cwnd %u, %.1f ms after the exit",
+			 v->cong_cwnd, ms(v->cong_after_us));
+	else
+		snprintf(cong, sizeof(cong), "; no congestion event (%s after %u rounds)",
+			 verdict_end_str(v->end), v->rounds);
+	printf("%-12s   flow %llu, exit at %s cwnd %u: %s: %s%s\n", "", (unsigned long long)v->flow_id,
+	       when, v->exit_cwnd, verdict_word_str(v->word), what, cong);
+	fflush(stdout);
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct trace *tr = ctx;
 	const struct cubic_event *e = data;
+	const struct cubic_verdict *v = data;
 
-	if (size < sizeof(*e))
-		return 0;
-	if (!keep(tr, e)) {
-		tr->filtered++;
-		return 0;
+	if (size == sizeof(*v)) {
+		if (!keep(tr, v->family, v->saddr, v->sport, v->daddr, v->dport)) {
+			tr->filtered++;
+			return 0;
+		}
+		if (tr->j)
+			print_verdict_json(tr, v);
+		else
+			print_verdict_text(tr, v);
+	} else {
+		if (size < sizeof(*e))
+			return 0;
+		if (!keep(tr, e->family, e->saddr, e->sport, e->daddr, e->dport)) {
+			tr->filtered++;
+			return 0;
+		}
+		if (tr->j)
+			print_json(tr, e);
+		else
+			print_text(tr, e);
 	}
-	if (tr->j)
-		print_json(tr, e);
-	else
-		print_text(tr, e);
 	if (ferror(stdout)) {
 		tr->write_failed = true;
 		return -EIO; /* stdout_ok() says why */
@@ -443,6 +544,8 @@ int cmd_trace(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	instance_read_counters(&in, &c0);
+	/* an idle trace is not a broken one */
+	note("waiting for %s's slow-start exits and their verdicts (Ctrl-C to stop)", tr.name);
 
 	start = last_check = now_s(CLOCK_MONOTONIC);
 	while (!stop_signal) {
@@ -478,13 +581,12 @@ int cmd_trace(int argc, char **argv)
 		note("%s was unloaded; stopping", tr.name);
 	{
 		char extra[48] = "";
+		unsigned long long dropped = c1.c[CUBIC_CNT_EVENT_DROPS] - c0.c[CUBIC_CNT_EVENT_DROPS];
 
 		if (tr.filtered)
 			snprintf(extra, sizeof(extra), ", %lld filtered out", tr.filtered);
-		note("%lld records shown, %llu dropped (ring full)%s", tr.shown,
-		     (unsigned long long)(c1.c[CUBIC_CNT_EVENT_DROPS] -
-					  c0.c[CUBIC_CNT_EVENT_DROPS]),
-		     extra);
+		note("%lld records shown, %llu dropped%s%s", tr.shown, dropped,
+		     dropped ? " (ring full)" : "", extra);
 	}
 	rc = EXIT_OK;
 out:

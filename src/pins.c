@@ -155,6 +155,9 @@ int instance_read_counters(struct instance *in, struct cubic_counters *sum)
 
 			for (int i = 0; i < CUBIC_CNT_MAX; i++)
 				sum->c[i] += c->c[i];
+			for (int r = 0; r < CUBIC_RATIO_ROWS; r++)
+				for (int k = 0; k < CUBIC_RATIO_WIDTH; k++)
+					sum->ratio[r][k] += c->ratio[r][k];
 		}
 	}
 	free(vals);

@@ -121,6 +121,30 @@ void prom_write(FILE *f, const struct prom_instance *in, int n, const char *vers
 					   exit_reasons[r].name,
 					   in[i].counters.c[exit_reasons[r].cwnd_counter]);
 
+	/* a real histogram (cumulative _bucket, _sum, _count), for histogram_quantile() */
+	family(f, "exit_ratio", "histogram",
+	       "exit cwnd / the path's BDP measured after the exit (cubicctl trace's verdict), by "
+	       "exit reason");
+	for (int i = 0; i < n; i++) {
+		for (int r = 0; in[i].up && r < EXIT_REASON_COUNT; r++) {
+			const __u64 *h = in[i].counters.ratio[r];
+			unsigned long long cum = 0;
+
+			if (!exit_reasons[r].ends)
+				continue;
+			for (int k = 0; k < CUBIC_RATIO_SLOTS; k++) {
+				cum += h[k];
+				sample_start(f, "exit_ratio_bucket", in[i].name, "reason",
+					     exit_reasons[r].name);
+				fprintf(f, ",le=\"%s\"} %llu\n", ratio_le_label[k], cum);
+			}
+			sample_start(f, "exit_ratio_sum", in[i].name, "reason", exit_reasons[r].name);
+			fprintf(f, "} %.3f\n", h[CUBIC_RATIO_SUM] / 1000.0);
+			sample_u64(f, "exit_ratio_count", in[i].name, "reason", exit_reasons[r].name,
+				   cum);
+		}
+	}
+
 	family(f, "tunable", "gauge", "the tunables in force (cubicctl help), by key");
 	for (int i = 0; i < n; i++)
 		for (int t = 0; in[i].up && t < CUBIC_TUN_COUNT; t++)

@@ -36,6 +36,41 @@ const char *const counter_keys[CUBIC_CNT_MAX] = {
 #undef CUBIC_X_EXIT_KEY
 };
 
+const __u32 ratio_le_pm[CUBIC_RATIO_SLOTS] = {
+#define CUBIC_X_LE(le, label) le,
+	CUBIC_RATIO_BUCKETS(CUBIC_X_LE)
+#undef CUBIC_X_LE
+};
+
+const char *const ratio_le_label[CUBIC_RATIO_SLOTS] = {
+#define CUBIC_X_LE(le, label) label,
+	CUBIC_RATIO_BUCKETS(CUBIC_X_LE)
+#undef CUBIC_X_LE
+	"+Inf"
+};
+
+static const char *const verdict_words[CUBIC_VERDICT_WORD_COUNT] = {
+#define CUBIC_X_NAME(ID, name) [VERDICT_##ID] = name,
+	CUBIC_VERDICT_WORDS(CUBIC_X_NAME)
+#undef CUBIC_X_NAME
+};
+
+static const char *const verdict_ends[CUBIC_VERDICT_END_COUNT] = {
+#define CUBIC_X_NAME(ID, name) [VERDICT_END_##ID] = name,
+	CUBIC_VERDICT_ENDS(CUBIC_X_NAME)
+#undef CUBIC_X_NAME
+};
+
+const char *verdict_word_str(__u8 word)
+{
+	return word < CUBIC_VERDICT_WORD_COUNT ? verdict_words[word] : "?";
+}
+
+const char *verdict_end_str(__u8 end)
+{
+	return end < CUBIC_VERDICT_END_COUNT ? verdict_ends[end] : "?";
+}
+
 const char *const counter_help[CUBIC_CNT_MAX] = {
 #define CUBIC_X_HELP(ID, key, help) [CUBIC_CNT_##ID] = help,
 #define CUBIC_X_EXIT_HELP(ID, n, b, sum, k, l, e, a, help)                                         \

@@ -62,6 +62,16 @@ static inline __u64 counters_sockets(const struct cubic_counters *c)
 	return init > rel ? init - rel : 0;
 }
 
+/*
+ * The exit-ratio histogram (CUBIC_RATIO_BUCKETS): each slot's upper bound,
+ * per mille (0 for the last, +Inf) and as Prometheus's le label.
+ */
+extern const __u32 ratio_le_pm[CUBIC_RATIO_SLOTS];
+extern const char *const ratio_le_label[CUBIC_RATIO_SLOTS];
+/* The verdict's words and ends (CUBIC_VERDICT_WORDS, _ENDS); "?" out of range. */
+const char *verdict_word_str(__u8 word);
+const char *verdict_end_str(__u8 end);
+
 /* The reasons in flags as trace shows them: "ack_train+delay" ("" if none). */
 const char *reason_str(__u32 flags, char *buf, size_t len);
 /* The reasons for a help text: "ack_train, delay, loss; HyStart++: css_enter, ...". */

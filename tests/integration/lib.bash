@@ -165,6 +165,7 @@ traced_flow() {
 		return 0
 	fi
 	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/$out.json")
-	jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/$out.trace" >"$BATS_TEST_TMPDIR/$out.jsonl"
+	# the exit records (the verdicts, also in the trace, are trace.bats's)
+	jq -c "select(.sport == $port and .record == \"exit\")" "$BATS_TEST_TMPDIR/$out.trace" >"$BATS_TEST_TMPDIR/$out.jsonl"
 	cat "$BATS_TEST_TMPDIR/$out.jsonl"
 }

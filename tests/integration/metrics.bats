@@ -55,6 +55,63 @@ promcheck() {
 	grep -q "^bpf_cubic_tunable{name=\"$NAME\",key=\"beta\"} 800$" "$BATS_TEST_TMPDIR/prom.txt"
 }
 
+@test "the exit-ratio histogram parses as a Prometheus histogram and its buckets add up to the verdicts traced" {
+	"$CUBICCTL" load --name "$NAME"
+	"$CUBICCTL" load --name "$NAME2" --datapath fast ack_train_shift=10 hystart_low_window=2
+	for n in "$NAME" "$NAME2"; do
+		"$CUBICCTL" -j trace --name "$n" >"$BATS_TEST_TMPDIR/$n.trace" 2>/dev/null &
+		echo $! >"$BATS_TEST_TMPDIR/$n.tpid"
+	done
+	sleep 0.3
+	# three flows each, one after the other: ordinary exits, and hair-trigger ones
+	for i in 1 2 3; do
+		bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/a.json"
+		bulk "$P" "$NAME2" 2 "$BATS_TEST_TMPDIR/b.json"
+	done
+	# every flow closed: its verdict is written (at congestion, or at the close)
+	sleep 1
+	for n in "$NAME" "$NAME2"; do
+		kill -INT "$(cat "$BATS_TEST_TMPDIR/$n.tpid")"
+		wait "$(cat "$BATS_TEST_TMPDIR/$n.tpid")" || true
+	done
+	run promcheck "$NAME" "$NAME2"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^# TYPE bpf_cubic_exit_ratio histogram$' "$BATS_TEST_TMPDIR/prom.txt"
+	for n in "$NAME" "$NAME2"; do
+		# the histogram, from the verdicts trace printed: per exit reason, the count in
+		# each bucket (le, inclusive) and above the last
+		want=$(jq -rs '[.[] | select(.record == "verdict" and .exit_ratio != null)
+			| . as $v | (.exit_reason | split("+"))[] | {r: ., x: $v.exit_ratio}]
+			| group_by(.r)[] | .[0].r as $r
+			| [0.25, 0.5, 0.8, 1, 1.25, 2, 4, 1e9] as $le
+			| [$le[] as $b | [.[] | select(.x <= $b)] | length]
+			| "\($r) \(join(" "))"' "$BATS_TEST_TMPDIR/$n.trace")
+		echo "$n: from trace: $want"
+		[ -n "$want" ]
+		while read -r r b1 b2 b3 b4 b5 b6 b7 binf; do
+			got=$(for le in 0.25 0.5 0.8 1 1.25 2 4 +Inf; do
+				grep -F "bpf_cubic_exit_ratio_bucket{name=\"$n\",reason=\"$r\",le=\"$le\"}" \
+					"$BATS_TEST_TMPDIR/prom.txt" | awk '{print $2}'
+			done | tr '\n' ' ')
+			echo "$n $r: prometheus $got"
+			[ "$got" = "$b1 $b2 $b3 $b4 $b5 $b6 $b7 $binf " ]
+			grep -qx "bpf_cubic_exit_ratio_count{name=\"$n\",reason=\"$r\"} $binf" "$BATS_TEST_TMPDIR/prom.txt"
+		done <<<"$want"
+		# and the flows counted: every flow's exit judged once, the counters by word the traced verdicts
+		flows=$(counter "$n" flows_init)
+		verdicts=$(jq -s '[.[] | select(.record == "verdict")] | length' "$BATS_TEST_TMPDIR/$n.trace")
+		echo "$n: $flows flows, $verdicts verdicts"
+		[ "$flows" -ge 3 ]
+		[ "$verdicts" -eq "$(jq -s '[.[] | select(.record == "exit" and (.reason | test("css_enter|css_resume") | not))] | length' "$BATS_TEST_TMPDIR/$n.trace")" ]
+		[ "$("$CUBICCTL" -j status --name "$n" | jq '.instances[0].counters | .verdicts_premature + .verdicts_ok + .verdicts_overshoot + .verdicts_unknown')" -eq "$verdicts" ]
+	done
+	# the hair-trigger instance's exits are below half the pipe: all in the lowest buckets
+	grep -qx "bpf_cubic_exit_ratio_bucket{name=\"$NAME2\",reason=\"ack_train\",le=\"0.5\"} [1-9][0-9]*" "$BATS_TEST_TMPDIR/prom.txt"
+	# status's text shows the same histogram
+	"$CUBICCTL" status --name "$NAME2" | grep -E "^  exit/BDP  ack_train [1-9][0-9]*: <=0.25 [0-9]+, <=0.5"
+}
+
 @test "status --prometheus --name: one instance; not loaded is bpf_cubic_up 0 and exit 3" {
 	"$CUBICCTL" load --name "$NAME"
 	run "$CUBICCTL" status --prometheus --name "$NAME"

@@ -24,9 +24,11 @@ def main():
         if f.name in fams:
             fail("family %s appears twice (the format wants each once)" % f.name)
         fams[f.name] = f
+    if "bpf_cubic_exit_ratio" in fams and fams["bpf_cubic_exit_ratio"].type != "histogram":
+        fail("bpf_cubic_exit_ratio is a %s, not a histogram" % fams["bpf_cubic_exit_ratio"].type)
     for need in ("bpf_cubic_up", "bpf_cubic_info", "bpf_cubic_sockets", "bpf_cubic_exits",
                  "bpf_cubic_exit_cwnd_packets", "bpf_cubic_tunable",
-                 "bpf_cubic_flows_init", "bpf_cubic_records_dropped"):
+                 "bpf_cubic_flows_init", "bpf_cubic_records_dropped", "bpf_cubic_exit_ratio"):
         if need not in fams:
             fail("no family " + need)
     insts = {i["name"]: i for i in status["instances"]}
@@ -74,6 +76,30 @@ def main():
             if key + "_cwnd_sum" in c and \
                     one("bpf_cubic_exit_cwnd_packets", n, reason=r) != c[key + "_cwnd_sum"]:
                 fail("%s: exit_cwnd_packets{reason=%s}" % (n, r))
+        # the exit-ratio histogram: cumulative buckets ending in +Inf = _count,
+        # each as status -j's non-cumulative counts say
+        le = [str(x).rstrip("0").rstrip(".") if "." in str(x) else str(x)
+              for x in inst["exit_ratio"]["le"]] + ["+Inf"]
+        for r, h in inst["exit_ratio"]["reasons"].items():
+            cum = 0
+            for k, bound in enumerate(le):
+                cum += h["counts"][k]
+                got = [s.value for s in fams["bpf_cubic_exit_ratio"].samples
+                       if s.name == "bpf_cubic_exit_ratio_bucket" and s.labels.get("name") == n
+                       and s.labels.get("reason") == r and float(s.labels["le"]) == float(bound)]
+                if got != [cum]:
+                    fail("%s: exit_ratio_bucket{reason=%s,le=%s} %s, status says %d" % (
+                        n, r, bound, got, cum))
+            for suffix, want in (("_count", h["count"]), ("_sum", h["sum"])):
+                got = [s.value for s in fams["bpf_cubic_exit_ratio"].samples
+                       if s.name == "bpf_cubic_exit_ratio" + suffix
+                       and s.labels.get("name") == n and s.labels.get("reason") == r]
+                if len(got) != 1 or abs(got[0] - want) > 1e-6:
+                    fail("%s: exit_ratio%s{reason=%s} %s, status says %s" % (
+                        n, suffix, r, got, want))
+            if cum != h["count"]:
+                fail("%s: exit_ratio{reason=%s}: buckets add up to %d, count %d" % (
+                    n, r, cum, h["count"]))
         for k, v in inst["tunables"].items():
             if one("bpf_cubic_tunable", n, key=k) != v:
                 fail("%s: tunable %s %g, status says %d" % (

@@ -44,7 +44,7 @@ stop_trace() {
 	[ "$TRACE_RC" -eq 0 ]
 	grep -q "records shown, 0 dropped" "$BATS_TEST_TMPDIR/trace.err"
 	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/c.json")
-	jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/trace.out" >"$BATS_TEST_TMPDIR/flow.jsonl"
+	jq -c "select(.sport == $port and .record == \"exit\")" "$BATS_TEST_TMPDIR/trace.out" >"$BATS_TEST_TMPDIR/flow.jsonl"
 	# one slow start, one record
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/flow.jsonl")" -eq 1 ]
 	rec=$(cat "$BATS_TEST_TMPDIR/flow.jsonl")
@@ -65,7 +65,7 @@ stop_trace() {
 	st=$("$CUBICCTL" -j status --name "$NAME")
 	[ "$(jq '.instances[0].counters.records' <<<"$st")" -eq "$(wc -l <"$BATS_TEST_TMPDIR/trace.out")" ]
 	exits=$(jq '.instances[0].counters | .exit_ack_train + .exit_delay + .exit_loss' <<<"$st")
-	[ "$exits" -ge "$(wc -l <"$BATS_TEST_TMPDIR/trace.out")" ]
+	[ "$exits" -ge "$(grep -c '"record": *"exit"' "$BATS_TEST_TMPDIR/trace.out")" ]
 }
 
 @test "with HyStart off, slow start ends by loss and the record says so" {
@@ -74,7 +74,7 @@ stop_trace() {
 	bulk "$P" "$NAME" 4 "$BATS_TEST_TMPDIR/c.json"
 	stop_trace
 	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/c.json")
-	rec=$(jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/trace.out" | head -n 1)
+	rec=$(jq -c "select(.sport == $port and .record == \"exit\")" "$BATS_TEST_TMPDIR/trace.out" | head -n 1)
 	echo "$rec"
 	[ "$(jq .loss <<<"$rec")" = true ]
 	[ "$(jq .ack_train <<<"$rec")" = false ]
@@ -83,6 +83,121 @@ stop_trace() {
 	[ "$(jq .cwnd <<<"$rec")" -gt "$PATH_BDP" ]
 	[ "$(counter "$NAME" exit_loss)" -ge 1 ]
 	[ "$(counter "$NAME" exit_ack_train)" -eq 0 ]
+	# a loss exit came after the buffer filled: its verdict is overshoot
+	v=$(jq -c "select(.record == \"verdict\" and .flow_id == $(jq .flow_id <<<"$rec"))" "$BATS_TEST_TMPDIR/trace.out")
+	echo "verdict: $v"
+	[ "$(jq -r .verdict <<<"$v")" = overshoot ]
+	[ "$(jq -r .exit_reason <<<"$v")" = loss ]
+}
+
+# verdict_flow DATAPATH [TUNABLES...]: one 4 s bulk flow on the path, traced as
+# JSON; its exit record in EXIT, its verdict (joined by flow_id) in VERDICT
+verdict_flow() {
+	local dp=$1 port
+	shift
+	instance_unload "$NAME" || true
+	"$CUBICCTL" load --name "$NAME" --datapath "$dp" "$@"
+	start_trace --json --port 5201
+	bulk "$P" "$NAME" 4 "$BATS_TEST_TMPDIR/c.json"
+	# the verdict comes at the first congestion event, or when the flow closes
+	sleep 0.5
+	stop_trace
+	[ "$TRACE_RC" -eq 0 ]
+	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/c.json")
+	# the record of the exit that ended slow start (HyStart++'s css_enter and css_resume do not)
+	EXIT=$(jq -c "select(.sport == $port and .record == \"exit\" and
+		(.ack_train or .delay or .loss or .css_exit or .search or .predict))" "$BATS_TEST_TMPDIR/trace.out" | head -n 1)
+	[ -n "$EXIT" ]
+	id=$(jq .flow_id <<<"$EXIT")
+	[ "$id" -ge 1 ]
+	VERDICT=$(jq -c "select(.record == \"verdict\" and .flow_id == $id)" "$BATS_TEST_TMPDIR/trace.out")
+	echo "$dp: exit $EXIT"
+	echo "$dp: verdict $VERDICT (path: bdp $PATH_BDP, buffer $PATH_BUF)"
+	# one verdict per exit, for this flow, judging this exit
+	[ "$(grep -c . <<<"$VERDICT")" -eq 1 ]
+	[ "$(jq .sport <<<"$VERDICT")" -eq "$port" ]
+	[ "$(jq .exit_cwnd <<<"$VERDICT")" -eq "$(jq .cwnd <<<"$EXIT")" ]
+	[ "$(jq .exit_time <<<"$VERDICT")" = "$(jq .time <<<"$EXIT")" ]
+	[ "$(jq -r .exit_reason <<<"$VERDICT")" = "$(jq -r .reason <<<"$EXIT")" ]
+}
+
+@test "each exit gets one verdict, joined by flow id: the path's BDP, the ratio and the word" {
+	for dp in exact fast; do
+		verdict_flow "$dp"
+		# the path was measured up to its first congestion event (the buffer overflows
+		# within 4 s at 50 Mbit/s), and bdp_est is the path's BDP within 25 %
+		[ "$(jq -r .end <<<"$VERDICT")" = congestion ]
+		[ "$(jq .cong_cwnd <<<"$VERDICT")" -gt 0 ]
+		[ "$(jq .cong_after_us <<<"$VERDICT")" -gt 0 ]
+		bdp=$(jq .bdp_est <<<"$VERDICT")
+		[ "$bdp" -ge $(( PATH_BDP * 3 / 4 )) ] && [ "$bdp" -le $(( PATH_BDP * 5 / 4 )) ]
+		# min RTT: the path's 20 ms; max_bw: at most the 50 Mbit/s bottleneck (+5 %)
+		jq -e '.min_rtt_us >= 19000 and .min_rtt_us <= 23000' <<<"$VERDICT"
+		jq -e '.max_bw * 8 <= 52500000 and .max_bw * 8 >= 35000000' <<<"$VERDICT"
+		# the ratio is exit cwnd / bdp_est, and the word follows from it
+		jq -e '(.exit_ratio - .exit_cwnd / .bdp_est) | fabs < 0.01' <<<"$VERDICT"
+		w=$(jq -r .verdict <<<"$VERDICT")
+		if jq -e '.exit_ratio < 0.8' <<<"$VERDICT"; then
+			[ "$w" = premature ] || [ "$w" = overshoot ]
+		else
+			[ "$w" = ok ] || [ "$w" = overshoot ]
+		fi
+	done
+}
+
+@test "every rule on both datapaths: its exit gets a verdict with the path's BDP" {
+	for preset in off linux hystart++ search predict; do
+		for dp in exact fast; do
+			verdict_flow "$dp" --preset "$preset"
+			w=$(jq -r .verdict <<<"$VERDICT")
+			echo "$preset $dp: $(jq -r .reason <<<"$EXIT") at cwnd $(jq .cwnd <<<"$EXIT"): $w, ratio $(jq .exit_ratio <<<"$VERDICT"), bdp_est $(jq .bdp_est <<<"$VERDICT"), end $(jq -r .end <<<"$VERDICT")"
+			# a loss exit is an overshoot whatever was measured after it
+			if [ "$(jq .loss <<<"$EXIT")" = true ]; then
+				[ "$w" = overshoot ]
+			fi
+			# measured to a congestion event: the path's BDP within 25 %
+			if [ "$(jq -r .end <<<"$VERDICT")" = congestion ]; then
+				bdp=$(jq .bdp_est <<<"$VERDICT")
+				[ "$bdp" -ge $(( PATH_BDP * 3 / 4 )) ] && [ "$bdp" -le $(( PATH_BDP * 5 / 4 )) ]
+			fi
+		done
+	done
+}
+
+@test "a hair-trigger exit far below the pipe is premature; trace's text line says so under it" {
+	for dp in exact fast; do
+		# the ACK train fires past delay_min/128 from cwnd 2: an exit at a few packets
+		verdict_flow "$dp" ack_train_shift=10 hystart_low_window=2
+		[ "$(jq .cwnd <<<"$EXIT")" -lt $(( PATH_BDP / 2 )) ]
+		[ "$(jq -r .verdict <<<"$VERDICT")" = premature ]
+		jq -e '.exit_ratio < 0.5' <<<"$VERDICT"
+	done
+	# the text: the verdict's line names the flow of an exit line above it
+	start_trace --port 5201
+	bulk "$P" "$NAME" 4 "$BATS_TEST_TMPDIR/c.json"
+	sleep 0.5
+	stop_trace
+	cat "$BATS_TEST_TMPDIR/trace.out"
+	vline=$(grep -n "premature: left at .* x the path's BDP (.* Mbit/s x .* ms = [0-9]* pkts)" "$BATS_TEST_TMPDIR/trace.out" | head -n 1)
+	[ -n "$vline" ]
+	id=$(sed -E 's/.* flow ([0-9]+), exit at .*/\1/' <<<"$vline")
+	eline=$(grep -n " flow $id\b" "$BATS_TEST_TMPDIR/trace.out" | grep -v "exit at" | head -n 1)
+	[ -n "$eline" ]
+	[ "${eline%%:*}" -lt "${vline%%:*}" ]
+	# premature_ratio=1 (0.001 x): nothing is premature any more
+	verdict_flow exact ack_train_shift=10 hystart_low_window=2 premature_ratio=1
+	[ "$(jq -r .verdict <<<"$VERDICT")" != premature ]
+}
+
+@test "an idle trace says it is waiting" {
+	"$CUBICCTL" load --name "$NAME"
+	start_trace
+	sleep 0.5
+	grep -q "waiting for $NAME's slow-start exits" "$BATS_TEST_TMPDIR/trace.err"
+	stop_trace
+	[ ! -s "$BATS_TEST_TMPDIR/trace.out" ] || [ "$(head -c 4 "$BATS_TEST_TMPDIR/trace.out")" = TIME ]
+	# no drops: the closing line does not speak of a full ring
+	grep -q "0 records shown, 0 dropped$" "$BATS_TEST_TMPDIR/trace.err"
 }
 
 @test "a flow limited by the receive window is recognisable from its record" {

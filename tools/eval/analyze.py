@@ -243,7 +243,8 @@ def flow(a):
                     e = json.loads(line)
                 except ValueError:
                     continue
-                if e.get("sport") == sport:
+                # the exit records (a verdict record is the measurement after one)
+                if e.get("sport") == sport and e.get("record", "exit") == "exit":
                     bpf_recs.append(e)
     if bpf_recs:
         # the record that ended slow start (a reason whose ends_slow_start is set);
