@@ -21,6 +21,13 @@ struct predict_store {
 	__u8 after;   /* the first slow start is over by a reduction or a restart */
 	__u8 fill_at_reduction; /* the last reduction began during the fill */
 	__u8 pad[3];
+	/* the jump (predict_jump): cwnd before and after it (0: none), tp->delivered at it */
+	__u32 jump_from;
+	__u32 jump_cwnd;
+	__u32 jump_delivered;
+	/* Safe Retreat: PipeSize at the loss, packets, and the ssthresh it set (0: none) */
+	__u32 retreat_pipe;
+	__u32 retreat;
 };
 
 struct {
@@ -56,7 +63,9 @@ _Static_assert(CUBIC_MAX_predict_skip == PREDICT_MAX_SKIP &&
 		       CUBIC_DEF_predict_tolerance == PREDICT_DEF_TOLERANCE &&
 		       CUBIC_DEF_predict_margin == PREDICT_DEF_MARGIN &&
 		       CUBIC_DEF_predict_rounds == PREDICT_DEF_ROUNDS &&
-		       CUBIC_DEF_hystart_ack_delta_us == PREDICT_DEF_GAP,
+		       CUBIC_DEF_hystart_ack_delta_us == PREDICT_DEF_GAP &&
+		       CUBIC_DEF_predict_jump == PREDICT_DEF_JUMP &&
+		       CUBIC_MAX_predict_jump * 2 <= PREDICT_MAX_JUMP,
 	       "the PREDICT tunables' limits and defaults are the core's");
 
 
@@ -142,6 +151,34 @@ static __noinline void predict_exit(struct sock *sk, __u32 before)
 	count_exit(CUBIC_EV_PREDICT, tp->snd_cwnd);
 }
 
+/*
+ * The jump (predict_jump, Careful Resume's, RFC 9959): the estimate is
+ * believed, so cwnd goes at once to the core's v->jump (at most half the
+ * target), and slow start takes it on to the target in about one round, the
+ * ACKs of the jumped window validating it. Only paced at the estimate: the
+ * kernel's cubic does not pace without fq, and a jumped window sent at line
+ * rate would be a burst of half a BDP into the queue; PREDICT's own pacing
+ * with its cap (predict_cap) spreads it over about half a round. A flow not
+ * paced so keeps slow start's doubling; its record shows the jump allowed and
+ * not taken (predict_jump_from 0). A loss in the first slow start after the
+ * jump is Careful Resume's Safe Retreat (rule_predict_loss()).
+ */
+static __noinline void predict_jump(struct sock *sk, struct predict_store *ps)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	__u32 cwnd = tp->snd_cwnd, jump;
+
+	if (!ps->paced || !ps->capped || sk->sk_pacing_status == SK_PACING_NONE)
+		return;
+	jump = predict_jump_cwnd(ps->st.v.jump, ps->st.v.target, cwnd, tp->snd_cwnd_clamp);
+	if (!jump)
+		return;
+	ps->jump_from = cwnd;
+	ps->jump_cwnd = jump;
+	ps->jump_delivered = tp->delivered;
+	tp->snd_cwnd = jump;
+}
+
 /* cong_avoid() took cwnd to the fill's target: PREDICT's exit. */
 static __noinline void predict_reached(struct sock *sk)
 {
@@ -188,7 +225,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 	p.rounds = cubic_tun_predict_rounds(t);
 	p.gap_us = cubic_tun_hystart_ack_delta_us(t);
 	p.pace = cubic_tun_predict_pace(t);
-	p.jump = 0; /* the core has Careful Resume's jump; no tunable or glue takes it yet */
+	p.jump = cubic_tun_predict_jump(t);
 	predict_params_clamp(&p);
 	a.now_us = (__u32)tp->tcp_mstamp;
 	a.snd_una = tp->snd_una;
@@ -220,6 +257,8 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 		s->flags |= CUBIC_SF_PREDICT_FILL;
 		if (cubic_tun_predict_cap(t))
 			predict_cap_rate(sk, ps, v->rate * cubic_tun_predict_cap(t) / 1000);
+		if (v->jump)
+			predict_jump(sk, ps);
 		return CUBIC_HYSTART_DELAY;
 	}
 	if (act == PREDICT_ACT_GIVE_UP)
@@ -298,6 +337,37 @@ static __always_inline void rule_predict_forget(struct sock *sk, const struct cu
 	predict_done(sk, after);
 }
 
+/*
+ * A loss ends the first slow start after the jump, before PREDICT's exit:
+ * the jumped window was not validated (the ACKs that take cwnd from the jump
+ * to the target are its validation). Careful Resume's Safe Retreat (RFC 9959):
+ * ssthresh at half the PipeSize (the cwnd before the jump plus the packets
+ * delivered since, SACKed ones included: tp->delivered), at most CUBIC's own;
+ * the kernel's PRR (or the fast datapath's) takes cwnd down to it. Careful
+ * Resume later raises ssthresh to the PipeSize once the jumped window is
+ * acknowledged; here CUBIC's congestion avoidance grows from the retreat.
+ */
+static __noinline __u32 predict_loss(struct sock *sk, __u32 ssthresh)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct predict_store *ps = predict_get(sk, 0);
+	__u32 pipe;
+
+	if (!ps || ps->after || ps->st.phase != PREDICT_PH_FILL || !ps->jump_from)
+		return ssthresh;
+	pipe = ps->jump_from + (tp->delivered - ps->jump_delivered);
+	ps->retreat_pipe = pipe;
+	ps->retreat = predict_retreat(pipe, PREDICT_RETREAT_FLOOR, ssthresh);
+	return ps->retreat;
+}
+
+/* A loss ended the slow start (.ssthresh): PREDICT's retreat after a jump. */
+static __always_inline __u32 rule_predict_loss(struct sock *sk, const struct cubic_tunables *t,
+					       __u32 cwnd, __u32 ssthresh)
+{
+	return predict_ok ? predict_loss(sk, ssthresh) : ssthresh;
+}
+
 /* Every record of a flow that ran PREDICT: its estimate and what it did. */
 static __always_inline void rule_predict_fill(struct sock *sk, const struct exit_info *x,
 					    struct cubic_event *e)
@@ -332,4 +402,9 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 	e->predict_failed_rounds = pr->failed_rounds;
 	if (ps->set_us)
 		e->predict_fill_us = (__u32)(tp->tcp_mstamp - ps->set_us);
+	/* the jump made (from, to), or the one the core allowed and not made (from 0) */
+	e->predict_jump = ps->jump_from ? ps->jump_cwnd : pr->jump;
+	e->predict_jump_from = ps->jump_from;
+	e->predict_retreat = ps->retreat;
+	e->predict_retreat_pipe = ps->retreat_pipe;
 }

@@ -11,7 +11,7 @@
 #endif
 
 /* Bumped when a map layout below changes; cubicctl refuses a mismatch. */
-#define CUBIC_ABI_VERSION 4
+#define CUBIC_ABI_VERSION 5
 
 /* The congestion-control name registered by a plain `cubicctl load`. */
 #define CUBIC_DEFAULT_NAME "bpf_cubic"
@@ -231,6 +231,11 @@ struct cubic_info {
 	U32(predict_cwnd_set, PREDICT, 0)      /* cwnd when the target was set */                  \
 	U32(predict_failed_rounds, PREDICT, 0) /* trains not accepted */                           \
 	U32(predict_fill_us, PREDICT, 0)       /* target set to this record */                     \
+	/* the jump (predict_jump): cwnd it went to (or was allowed to: from 0, not made) */       \
+	U32(predict_jump, PREDICT, 0)                                                              \
+	U32(predict_jump_from, PREDICT, 0)     /* cwnd before the jump (0: none made) */           \
+	U32(predict_retreat, PREDICT, 0)       /* a loss in the jump: ssthresh it set (0: none) */ \
+	U32(predict_retreat_pipe, PREDICT, 0)  /* PipeSize then: cwnd at the jump + delivered */   \
 	VIEW(predict_paced, FLAG, CUBIC_EV_PREDICT_PACED) /* PREDICT turned pacing on */          \
 	VIEW(predict_capped, FLAG, CUBIC_EV_PREDICT_CAPPED) /* and capped it during the fill */     \
 	VIEW(predict_no_storage, FLAG, CUBIC_EV_PREDICT_NO_STORAGE)                                \

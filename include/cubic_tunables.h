@@ -77,7 +77,9 @@
 	X(predict_pace, 1, 0, 1, "bool",                                                           \
 	  "PREDICT: turn on the kernel's pacing for the fill if nothing paces the flow")          \
 	X(predict_cap, 1000, 0, 4000, "/1000",                                                     \
-	  "PREDICT: the fill's pacing rate is at most this x the estimate (0: no cap)")
+	  "PREDICT: the fill's pacing rate is at most this x the estimate (0: no cap)")          \
+	X(predict_jump, 0, 0, 500, "/1000",                                                        \
+	  "PREDICT: at the estimate, cwnd jumps to this x the target, paced (0: off; RFC 9959)")
 
 /* Index of each tunable, in table order. */
 enum cubic_tunable_id {
