@@ -28,6 +28,10 @@ struct predict_store {
 	/* Safe Retreat: PipeSize at the loss, packets, and the ssthresh it set (0: none) */
 	__u32 retreat_pipe;
 	__u32 retreat;
+	/* predict_policer: the loss's delivery rate and RTT, the ssthresh it set (0: none) */
+	__u64 pol_rate;
+	__u32 pol_rtt_us;
+	__u32 pol_ssthresh;
 };
 
 struct {
@@ -347,13 +351,37 @@ static __always_inline void rule_predict_forget(struct sock *sk, const struct cu
  * Resume later raises ssthresh to the PipeSize once the jumped window is
  * acknowledged; here CUBIC's congestion avoidance grows from the retreat.
  */
-static __noinline __u32 predict_loss(struct sock *sk, __u32 ssthresh)
+static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunables *t, __u32 cwnd,
+				    __u32 ssthresh)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct predict_store *ps = predict_get(sk, 0);
-	__u32 pipe;
+	__u32 pipe, mss = tp->mss_cache, target;
 
-	if (!ps || ps->after || ps->st.phase != PREDICT_PH_FILL || !ps->jump_from)
+	/* the first slow start: the estimate's fill, its measure, or HyStart's after giving up */
+	if (!ps || ps->after)
+		return ssthresh;
+	/*
+	 * A policer (issue 20, predict_policer_target()): the loss came with
+	 * no queue (the last delivered packet's RTT, RACK's, within 1/8 of
+	 * delay_min) and a delivery (the last rate sample: tp->rate_delivered
+	 * over tp->rate_interval_us, what tcp_rate_gen() kept) whose BDP is
+	 * under half the window. Settle there: ssthresh, and CUBIC's Wmax, at
+	 * the policed rate's BDP, not beta x cwnd and a climb back to the cwnd
+	 * the policer cut.
+	 */
+	if (cubic_tun_predict_policer(t) && tp->rate_interval_us && mss) {
+		ps->pol_rate = (__u64)tp->rate_delivered * mss * 1000000ULL / tp->rate_interval_us;
+		ps->pol_rtt_us = tp->rack.rtt_us;
+		target = predict_policer_target(ps->pol_rate, ps->pol_rtt_us, ca_state(sk)->delay_min,
+						cwnd, mss, cubic_tun_predict_margin(t));
+		if (target && target < ssthresh) {
+			ps->pol_ssthresh = target;
+			ca_state(sk)->last_max_cwnd = target;
+			return target;
+		}
+	}
+	if (ps->st.phase != PREDICT_PH_FILL || !ps->jump_from)
 		return ssthresh;
 	pipe = ps->jump_from + (tp->delivered - ps->jump_delivered);
 	ps->retreat_pipe = pipe;
@@ -361,11 +389,11 @@ static __noinline __u32 predict_loss(struct sock *sk, __u32 ssthresh)
 	return ps->retreat;
 }
 
-/* A loss ended the slow start (.ssthresh): PREDICT's retreat after a jump. */
+/* A loss ended the slow start (.ssthresh): PREDICT's policer response, or its retreat after a jump. */
 static __always_inline __u32 rule_predict_loss(struct sock *sk, const struct cubic_tunables *t,
 					       __u32 cwnd, __u32 ssthresh)
 {
-	return predict_ok ? predict_loss(sk, ssthresh) : ssthresh;
+	return predict_ok ? predict_loss(sk, t, cwnd, ssthresh) : ssthresh;
 }
 
 /* Every record of a flow that ran PREDICT: its estimate and what it did. */
@@ -407,4 +435,7 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 	e->predict_jump_from = ps->jump_from;
 	e->predict_retreat = ps->retreat;
 	e->predict_retreat_pipe = ps->retreat_pipe;
+	e->predict_policer_rate = ps->pol_rate;
+	e->predict_policer_rtt_us = ps->pol_rtt_us;
+	e->predict_policer = ps->pol_ssthresh;
 }

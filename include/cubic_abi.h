@@ -236,6 +236,10 @@ struct cubic_info {
 	U32(predict_jump_from, PREDICT, 0)     /* cwnd before the jump (0: none made) */           \
 	U32(predict_retreat, PREDICT, 0)       /* a loss in the jump: ssthresh it set (0: none) */ \
 	U32(predict_retreat_pipe, PREDICT, 0)  /* PipeSize then: cwnd at the jump + delivered */   \
+	/* predict_policer: what the first loss of the slow start saw, and the ssthresh it set */ \
+	U64(predict_policer_rate, PREDICT, 0)  /* bytes/s, the last rate sample's delivery */      \
+	U32(predict_policer_rtt_us, PREDICT, 0) /* the RTT of the last packet delivered */         \
+	U32(predict_policer, PREDICT, 0)       /* its BDP: ssthresh (0: not a policer) */          \
 	VIEW(predict_paced, FLAG, CUBIC_EV_PREDICT_PACED) /* PREDICT turned pacing on */          \
 	VIEW(predict_capped, FLAG, CUBIC_EV_PREDICT_CAPPED) /* and capped it during the fill */     \
 	VIEW(predict_no_storage, FLAG, CUBIC_EV_PREDICT_NO_STORAGE)                                \

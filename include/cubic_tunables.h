@@ -79,7 +79,9 @@
 	X(predict_cap, 1000, 0, 4000, "/1000",                                                     \
 	  "PREDICT: the fill's pacing rate is at most this x the estimate (0: no cap)")          \
 	X(predict_jump, 0, 0, 500, "/1000",                                                        \
-	  "PREDICT: at the estimate, cwnd jumps to this x the target, paced (0: off; RFC 9959)")
+	  "PREDICT: at the estimate, cwnd jumps to this x the target, paced (0: off; RFC 9959)") \
+	X(predict_policer, 0, 0, 1, "bool",                                                        \
+	  "PREDICT: a slow-start loss with no queue and a collapsed delivery settles at its BDP")
 
 /* Index of each tunable, in table order. */
 enum cubic_tunable_id {

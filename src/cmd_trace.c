@@ -243,8 +243,16 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, ", jump to %u not made (not paced)",
 					e->predict_jump);
 	if (off < len && e->predict_retreat)
-		snprintf(buf + off, len - off, ", loss in the jump: retreat to %u (pipe %u)",
-			 e->predict_retreat, e->predict_retreat_pipe);
+		off += (size_t)snprintf(buf + off, len - off,
+					", loss in the jump: retreat to %u (pipe %u)",
+					e->predict_retreat, e->predict_retreat_pipe);
+	/* predict_policer: the loss's delivery and RTT, and whether they looked policed */
+	if (off < len && e->predict_policer_rate)
+		off += (size_t)snprintf(buf + off, len - off, ", loss: %.1f Mbit/s delivered at RTT %.2f ms",
+					(double)e->predict_policer_rate * 8 / 1e6,
+					ms(e->predict_policer_rtt_us));
+	if (off < len && e->predict_policer)
+		snprintf(buf + off, len - off, ": a policer, ssthresh %u", e->predict_policer);
 }
 
 static bool keep(const struct trace *tr, const struct cubic_event *e)
