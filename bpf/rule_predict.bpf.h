@@ -20,11 +20,15 @@ struct predict_store {
 	__u8 paced;   /* PREDICT turned the kernel's pacing on */
 	__u8 after;   /* the first slow start is over by a reduction or a restart */
 	__u8 fill_at_reduction; /* the last reduction began during the fill */
-	__u8 pad[3];
+	__u8 jump_n;  /* RTT samples in a row above the delay threshold since the jump */
+	__u8 pad[2];
 	/* the jump (predict_jump): cwnd before and after it (0: none), tp->delivered at it */
 	__u32 jump_from;
 	__u32 jump_cwnd;
 	__u32 jump_delivered;
+	/* the least of those samples; set in jump_rtt when they ended the fill */
+	__u32 jump_least;
+	__u32 jump_rtt;
 	/* Safe Retreat: PipeSize at the loss, packets, and the ssthresh it set (0: none) */
 	__u32 retreat_pipe;
 	__u32 retreat;
@@ -183,6 +187,39 @@ static __noinline void predict_jump(struct sock *sk, struct predict_store *ps)
 	tp->snd_cwnd = jump;
 }
 
+/*
+ * A queue built during the fill after the jump (predict_jump_delayed()): slow
+ * start ends at this cwnd, as HyStart's delay test ends it (reason delay; its
+ * threshold, and the least of the samples as the round's minimum RTT).
+ */
+static __noinline int predict_jump_queue(struct sock *sk, __u32 thresh)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	struct predict_store *ps = predict_get(sk, 0);
+	__u32 before = tp->snd_ssthresh, cwnd = tp->snd_cwnd;
+	struct exit_info x;
+
+	if (!ps)
+		return CUBIC_HYSTART_DELAY;
+	ps->jump_rtt = ps->jump_least;
+	/* the record's round_min_rtt_us: the value that crossed (the slow start ends here) */
+	s->curr_rtt = ps->jump_least;
+	tp->snd_ssthresh = cwnd;
+	predict_done(sk, false);
+	s->found |= CUBIC_EV_DELAY;
+	__builtin_memset(&x, 0, sizeof(x));
+	x.flags = CUBIC_EV_DELAY;
+	x.ssthresh_before = before;
+	x.ssthresh = cwnd;
+	x.rtt_us = ps->jump_least;
+	x.v.rtt = ps->jump_least;
+	x.v.rtt_thresh = thresh;
+	emit_exit(sk, &x);
+	count_exit(CUBIC_EV_DELAY, cwnd);
+	return -1;
+}
+
 /* cong_avoid() took cwnd to the fill's target: PREDICT's exit. */
 static __noinline void predict_reached(struct sock *sk)
 {
@@ -197,7 +234,8 @@ static __noinline void predict_reached(struct sock *sk)
  * run on this ACK (Linux HyStart: all of hystart_detect while measuring,
  * the delay test alone during the fill), or -1 when PREDICT ended slow start.
  */
-static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *t, __u32 acked)
+static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *t, __u32 acked,
+				  __u32 delay)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
@@ -216,8 +254,13 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 		}
 		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
 	}
-	if (ps->st.phase == PREDICT_PH_FILL)
+	if (ps->st.phase == PREDICT_PH_FILL) {
+		__u32 thresh = s->delay_min + hystart_delay_thresh(t, s->delay_min);
+
+		if (ps->jump_from && predict_jump_delayed(&ps->jump_n, &ps->jump_least, delay, thresh))
+			return predict_jump_queue(sk, thresh);
 		return CUBIC_HYSTART_DELAY;
+	}
 	if (ps->st.phase != PREDICT_PH_MEASURE || tp->snd_ssthresh < TCP_CORE_INFINITE_SSTHRESH ||
 	    (st != TCP_CA_Open && st != TCP_CA_Disorder))
 		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
@@ -313,7 +356,7 @@ static __always_inline int rule_predict_on_ack(struct sock *sk, const struct cub
 {
 	if (!predict_ok)
 		return RULE_HYSTART_ALL;
-	return predict_ack(sk, t, acked);
+	return predict_ack(sk, t, acked, delay);
 }
 
 /* Linux HyStart with the detectors of PREDICT's phase before that .ssthresh. */
@@ -435,6 +478,7 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 	e->predict_jump_from = ps->jump_from;
 	e->predict_retreat = ps->retreat;
 	e->predict_retreat_pipe = ps->retreat_pipe;
+	e->predict_jump_rtt_us = ps->jump_rtt;
 	e->predict_policer_rate = ps->pol_rate;
 	e->predict_policer_rtt_us = ps->pol_rtt_us;
 	e->predict_policer = ps->pol_ssthresh;

@@ -236,6 +236,8 @@ struct cubic_info {
 	U32(predict_jump_from, PREDICT, 0)     /* cwnd before the jump (0: none made) */           \
 	U32(predict_retreat, PREDICT, 0)       /* a loss in the jump: ssthresh it set (0: none) */ \
 	U32(predict_retreat_pipe, PREDICT, 0)  /* PipeSize then: cwnd at the jump + delivered */   \
+	/* the least of 8 RTTs in a row above the delay threshold that ended the jump's fill */   \
+	U32(predict_jump_rtt_us, PREDICT, 0)                                                       \
 	/* predict_policer: what the first loss of the slow start saw, and the ssthresh it set */ \
 	U64(predict_policer_rate, PREDICT, 0)  /* bytes/s, the last rate sample's delivery */      \
 	U32(predict_policer_rtt_us, PREDICT, 0) /* the RTT of the last packet delivered */         \

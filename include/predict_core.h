@@ -525,6 +525,35 @@ static inline __u32 predict_jump_cwnd(__u32 jump, __u32 target, __u32 cwnd, __u3
 }
 
 /*
+ * The jump's queue check. The jump outruns HyStart's delay test, which takes
+ * the first samples of each round: a round that starts before the jump sees
+ * none of the jumped packets, and the next one starts about when cwnd reaches
+ * the target. So during the fill after a jump every RTT sample counts: when
+ * PREDICT_JUMP_SAMPLES of them in a row (HyStart's N_RTT_SAMPLE: their
+ * minimum) exceed thresh (the delay test's, delay_min + clamp(delay_min / 8,
+ * 4 ms, 16 ms)), a queue built that the estimate did not foresee (a shared
+ * bottleneck: the estimate was the link's, not the share's), and slow start
+ * ends there. *n counts the samples in a row, *least keeps their minimum.
+ * Returns 1 when it fires. A sample of 0 (none) changes nothing.
+ */
+#define PREDICT_JUMP_SAMPLES 8
+
+static inline int predict_jump_delayed(__u8 *n, __u32 *least, __u32 rtt, __u32 thresh)
+{
+	if (!rtt)
+		return 0;
+	if (rtt <= thresh) {
+		*n = 0;
+		return 0;
+	}
+	if (!*n || rtt < *least)
+		*least = rtt;
+	if (*n < 255)
+		(*n)++;
+	return *n >= PREDICT_JUMP_SAMPLES;
+}
+
+/*
  * Careful Resume's Safe Retreat (RFC 9959, draft-ietf-tsvwg-careful-resume,
  * "Safe Retreat Phase"): a loss while the jumped window is unvalidated means
  * the estimate was wrong (a shared or policed bottleneck, a bunched train);

@@ -242,6 +242,10 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 	else if (off < len && e->predict_jump)
 		off += (size_t)snprintf(buf + off, len - off, ", jump to %u not made (not paced)",
 					e->predict_jump);
+	if (off < len && e->predict_jump_rtt_us)
+		off += (size_t)snprintf(buf + off, len - off,
+					", a queue in the jump: 8 RTTs in a row above %.2f ms",
+					ms(e->delay_thresh_us));
 	if (off < len && e->predict_retreat)
 		off += (size_t)snprintf(buf + off, len - off,
 					", loss in the jump: retreat to %u (pipe %u)",

@@ -394,6 +394,29 @@ TEST(the_jump_cwnd)
 }
 
 /*
+ * The jump's queue check: 8 samples in a row above the threshold (112.5 ms
+ * here) fire it, their least is kept; one at or below starts the count again;
+ * no sample (0) changes nothing.
+ */
+TEST(the_jump_queue)
+{
+	__u32 least = 0, rtt[] = { 120000, 0, 118000, 130000, 119000, 125000, 121000, 122000 };
+	__u8 n = 0;
+
+	for (int i = 0; i < 7; i++)
+		CHECK_EQ(predict_jump_delayed(&n, &least, 113000 + i * 1000, 112500), 0);
+	CHECK_EQ(n, 7);
+	CHECK_EQ(predict_jump_delayed(&n, &least, 112500, 112500), 0); /* at it: not above */
+	CHECK_EQ(n, 0);
+	for (int i = 0; i < 8; i++)
+		CHECK_EQ(predict_jump_delayed(&n, &least, rtt[i], 112500), 0);
+	CHECK_EQ(n, 7); /* the 0 did not count */
+	CHECK_EQ(least, 118000);
+	CHECK_EQ(predict_jump_delayed(&n, &least, 117000, 112500), 1);
+	CHECK_EQ(least, 117000);
+}
+
+/*
  * Careful Resume's Safe Retreat: ssthresh at half the PipeSize, at least the
  * initial window, at most CUBIC's own. PipeSize 120: 60 (CUBIC's 84 is
  * higher); 300: CUBIC's 84; 12: the floor 10; the floor never above CUBIC's.
@@ -567,6 +590,7 @@ int main(void)
 	RUN(a_bunch_is_not_a_train);
 	RUN(the_jump);
 	RUN(the_jump_cwnd);
+	RUN(the_jump_queue);
 	RUN(the_retreat);
 	RUN(the_policer);
 	RUN(application_limited_round_is_not_measured);
