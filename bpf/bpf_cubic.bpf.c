@@ -195,7 +195,8 @@ static __always_inline void fill_ack(struct sock *sk, struct cubic_ack *a, __u32
  *   u32  rule_G_loss(sk, t, cwnd, ssthresh)
  *                                        a loss ends the slow start (.ssthresh,
  *                                        before its record): the ssthresh
- *                                        instead of CUBIC's (PREDICT's retreat)
+ *                                        instead of CUBIC's (PREDICT's retreat
+ *                                        or policer response)
  *
  * init, on_ack and before_reduction go to the flow's mode alone, a switch on
  * the hystart tunable. exit_check, forget, fill and loss go to every rule: they act

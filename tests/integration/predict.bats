@@ -189,8 +189,9 @@ capflow() {
 	"$CUBICCTL" trace --name "$NAME2" --json >"$BATS_TEST_TMPDIR/jump.trace" 2>/dev/null &
 	TRACE_PID=$!
 	sleep 0.5
-	# interleaved, three each: the machine's noise hits both alike
-	for i in 1 2 3; do
+	# interleaved, five each: the machine's noise hits both alike (a loaded
+	# machine spoils about one train in five; then HyStart decides, no jump)
+	for i in 1 2 3 4 5; do
 		for n in "$NAME" "$NAME2"; do
 			ip netns exec "$JPATH-snd" /usr/bin/python3 "$XFER" send --addr 10.77.2.2 --port 5412 \
 				--ca "$n" --bytes 5000000 --bound "$bound" >>"$BATS_TEST_TMPDIR/$n.fct"
@@ -202,18 +203,18 @@ capflow() {
 	wait "$TRACE_PID" || true
 	TRACE_PID=
 	cat "$BATS_TEST_TMPDIR/$NAME.fct" "$BATS_TEST_TMPDIR/$NAME2.fct" "$BATS_TEST_TMPDIR/jump.trace"
-	off=$(jq -s 'map(.fct_s) | sort | .[1]' "$BATS_TEST_TMPDIR/$NAME.fct")
-	on=$(jq -s 'map(.fct_s) | sort | .[1]' "$BATS_TEST_TMPDIR/$NAME2.fct")
+	off=$(jq -s 'map(.fct_s) | sort | .[2]' "$BATS_TEST_TMPDIR/$NAME.fct")
+	on=$(jq -s 'map(.fct_s) | sort | .[2]' "$BATS_TEST_TMPDIR/$NAME2.fct")
 	echo "median FCT: jump off $off s, jump on $on s"
 	# every transfer completed, on the algorithm asked
 	[ "$(jq -s 'map(select(.ca == .ca_asked and .bytes_acked > 5000000)) | length' \
-		"$BATS_TEST_TMPDIR/$NAME.fct" "$BATS_TEST_TMPDIR/$NAME2.fct")" -eq 6 ]
+		"$BATS_TEST_TMPDIR/$NAME.fct" "$BATS_TEST_TMPDIR/$NAME2.fct")" -eq 10 ]
 	# the jump saves about three of the doubling's RTTs (0.3 s of ~1.4 s);
 	# generous: at least 0.1 s sooner, at most the physical limit (0.93 s)
 	jq -ne "$on < $off - 0.1 and $on > 0.9"
 	# the records: PREDICT's exit after a jump to about half the target, from
 	# the cwnd of the first round, with no retreat (nothing was lost)
-	jq -s -e 'map(select(.reason == "predict" and .predict_jump_from > 0)) | length >= 2' \
+	jq -s -e 'map(select(.reason == "predict" and .predict_jump_from > 0)) | length >= 3' \
 		"$BATS_TEST_TMPDIR/jump.trace"
 	rec=$(jq -c 'select(.reason == "predict" and .predict_jump_from > 0)' "$BATS_TEST_TMPDIR/jump.trace" | head -n 1)
 	jq -e '.predict_jump * 2 < .predict_target and .predict_jump * 2 >= .predict_target - 2' <<<"$rec"
