@@ -195,9 +195,14 @@ static __always_inline void fill_ack(struct sock *sk, struct cubic_ack *a, __u32
  *                                        restart; else by HyStart's exit
  *   void rule_G_fill(sk, x, e)           the rule's fields and flags in a
  *                                        record, after the common ones
+ *   u32  rule_G_loss(sk, t, cwnd, ssthresh)
+ *                                        a loss ends the slow start (.ssthresh,
+ *                                        before its record): the ssthresh
+ *                                        instead of CUBIC's (PREDICT's retreat
+ *                                        or policer response)
  *
  * init, on_ack and before_reduction go to the flow's mode alone, a switch on
- * the hystart tunable. exit_check, forget and fill go to every rule: they act
+ * the hystart tunable. exit_check, forget, fill and loss go to every rule: they act
  * on what a rule left in the flow, which a live change of the mode does not
  * undo.
  *
@@ -225,6 +230,15 @@ static __always_inline void fill_ack(struct sock *sk, struct cubic_ack *a, __u32
 	static __always_inline void rule_##G##_fill(struct sock *sk, const struct exit_info *x,   \
 						    struct cubic_event *e)                        \
 	{                                                                                          \
+	}                                                                                          \
+	RULE_NO_LOSS(G)
+
+#define RULE_NO_LOSS(G)                                                                            \
+	static __always_inline __u32 rule_##G##_loss(struct sock *sk,                             \
+						     const struct cubic_tunables *t, __u32 cwnd,  \
+						     __u32 ssthresh)                              \
+	{                                                                                          \
+		return ssthresh;                                                                   \
 	}
 
 #define RULE_HYSTART_ONLY(G, detect)                                                               \
@@ -303,6 +317,15 @@ static __always_inline void rules_exit_check(struct sock *sk, const struct cubic
 #define CUBIC_X_RULE(ENUM, value, name, glue, ...) rule_##glue##_exit_check(sk, w);
 	CUBIC_RULES(CUBIC_X_RULE)
 #undef CUBIC_X_RULE
+}
+
+static __always_inline __u32 rules_loss(struct sock *sk, const struct cubic_tunables *t,
+					 __u32 cwnd, __u32 ssthresh)
+{
+#define CUBIC_X_RULE(ENUM, value, name, glue, ...) ssthresh = rule_##glue##_loss(sk, t, cwnd, ssthresh);
+	CUBIC_RULES(CUBIC_X_RULE)
+#undef CUBIC_X_RULE
+	return ssthresh;
 }
 
 static __always_inline void rules_fill(struct sock *sk, const struct exit_info *x,
@@ -465,6 +488,8 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 	/* the first congestion event after an exit ends its measurement (before a loss exit's) */
 	if (s->verdict == VERDICT_ON)
 		verdict_congestion(sk, cwnd);
+	if (ss_exit)
+		ssthresh = rules_loss(sk, t, cwnd, ssthresh);
 	if (ss_exit) {
 		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
 				       .ssthresh = ssthresh };

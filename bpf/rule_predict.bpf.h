@@ -20,7 +20,22 @@ struct predict_store {
 	__u8 paced;   /* PREDICT turned the kernel's pacing on */
 	__u8 after;   /* the first slow start is over by a reduction or a restart */
 	__u8 fill_at_reduction; /* the last reduction began during the fill */
-	__u8 pad[3];
+	__u8 jump_n;  /* RTT samples in a row above the delay threshold since the jump */
+	__u8 pad[2];
+	/* the jump (predict_jump): cwnd before and after it (0: none), tp->delivered at it */
+	__u32 jump_from;
+	__u32 jump_cwnd;
+	__u32 jump_delivered;
+	/* the least of those samples; set in jump_rtt when they ended the fill */
+	__u32 jump_least;
+	__u32 jump_rtt;
+	/* Safe Retreat: PipeSize at the loss, packets, and the ssthresh it set (0: none) */
+	__u32 retreat_pipe;
+	__u32 retreat;
+	/* predict_policer: the loss's delivery rate and RTT, the ssthresh it set (0: none) */
+	__u64 pol_rate;
+	__u32 pol_rtt_us;
+	__u32 pol_ssthresh;
 };
 
 struct {
@@ -56,7 +71,9 @@ _Static_assert(CUBIC_MAX_predict_skip == PREDICT_MAX_SKIP &&
 		       CUBIC_DEF_predict_tolerance == PREDICT_DEF_TOLERANCE &&
 		       CUBIC_DEF_predict_margin == PREDICT_DEF_MARGIN &&
 		       CUBIC_DEF_predict_rounds == PREDICT_DEF_ROUNDS &&
-		       CUBIC_DEF_hystart_ack_delta_us == PREDICT_DEF_GAP,
+		       CUBIC_DEF_hystart_ack_delta_us == PREDICT_DEF_GAP &&
+		       CUBIC_DEF_predict_jump == PREDICT_DEF_JUMP &&
+		       CUBIC_MAX_predict_jump * 2 <= PREDICT_MAX_JUMP,
 	       "the PREDICT tunables' limits and defaults are the core's");
 
 
@@ -142,6 +159,67 @@ static __noinline void predict_exit(struct sock *sk, __u32 before)
 	count_exit(CUBIC_EV_PREDICT, tp->snd_cwnd);
 }
 
+/*
+ * The jump (predict_jump, Careful Resume's, RFC 9959): the estimate is
+ * believed, so cwnd goes at once to the core's v->jump (at most half the
+ * target), and slow start takes it on to the target in about one round, the
+ * ACKs of the jumped window validating it. Only paced at the estimate: the
+ * kernel's cubic does not pace without fq, and a jumped window sent at line
+ * rate would be a burst of half a BDP into the queue; PREDICT's own pacing
+ * with its cap (predict_cap) spreads it over about half a round. A flow not
+ * paced so keeps slow start's doubling; its record shows the jump allowed and
+ * not taken (predict_jump_from 0). A loss in the first slow start after the
+ * jump is Careful Resume's Safe Retreat (rule_predict_loss()).
+ */
+static __noinline void predict_jump(struct sock *sk, struct predict_store *ps)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	__u32 cwnd = tp->snd_cwnd, jump;
+
+	if (!ps->paced || !ps->capped || sk->sk_pacing_status == SK_PACING_NONE)
+		return;
+	jump = predict_jump_cwnd(ps->st.v.jump, ps->st.v.target, cwnd, tp->snd_cwnd_clamp);
+	if (!jump)
+		return;
+	ps->jump_from = cwnd;
+	ps->jump_cwnd = jump;
+	ps->jump_delivered = tp->delivered;
+	tp->snd_cwnd = jump;
+}
+
+/*
+ * A queue built during the fill after the jump (predict_jump_delayed()): slow
+ * start ends at this cwnd, as HyStart's delay test ends it (reason delay; its
+ * threshold, and the least of the samples as the round's minimum RTT).
+ */
+static __noinline int predict_jump_queue(struct sock *sk, __u32 thresh)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	struct predict_store *ps = predict_get(sk, 0);
+	__u32 before = tp->snd_ssthresh, cwnd = tp->snd_cwnd;
+	struct exit_info x;
+
+	if (!ps)
+		return CUBIC_HYSTART_DELAY;
+	ps->jump_rtt = ps->jump_least;
+	/* the record's round_min_rtt_us: the value that crossed (the slow start ends here) */
+	s->curr_rtt = ps->jump_least;
+	tp->snd_ssthresh = cwnd;
+	predict_done(sk, false);
+	s->found |= CUBIC_EV_DELAY;
+	__builtin_memset(&x, 0, sizeof(x));
+	x.flags = CUBIC_EV_DELAY;
+	x.ssthresh_before = before;
+	x.ssthresh = cwnd;
+	x.rtt_us = ps->jump_least;
+	x.v.rtt = ps->jump_least;
+	x.v.rtt_thresh = thresh;
+	emit_exit(sk, &x);
+	count_exit(CUBIC_EV_DELAY, cwnd);
+	return -1;
+}
+
 /* cong_avoid() took cwnd to the fill's target: PREDICT's exit. */
 static __noinline void predict_reached(struct sock *sk)
 {
@@ -156,7 +234,8 @@ static __noinline void predict_reached(struct sock *sk)
  * run on this ACK (Linux HyStart: all of hystart_detect while measuring,
  * the delay test alone during the fill), or -1 when PREDICT ended slow start.
  */
-static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *t, __u32 acked)
+static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *t, __u32 acked,
+				  __u32 delay)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
@@ -175,8 +254,13 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 		}
 		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
 	}
-	if (ps->st.phase == PREDICT_PH_FILL)
+	if (ps->st.phase == PREDICT_PH_FILL) {
+		__u32 thresh = s->delay_min + hystart_delay_thresh(t, s->delay_min);
+
+		if (ps->jump_from && predict_jump_delayed(&ps->jump_n, &ps->jump_least, delay, thresh))
+			return predict_jump_queue(sk, thresh);
 		return CUBIC_HYSTART_DELAY;
+	}
 	if (ps->st.phase != PREDICT_PH_MEASURE || tp->snd_ssthresh < TCP_CORE_INFINITE_SSTHRESH ||
 	    (st != TCP_CA_Open && st != TCP_CA_Disorder))
 		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
@@ -188,7 +272,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 	p.rounds = cubic_tun_predict_rounds(t);
 	p.gap_us = cubic_tun_hystart_ack_delta_us(t);
 	p.pace = cubic_tun_predict_pace(t);
-	p.jump = 0; /* the core has Careful Resume's jump; no tunable or glue takes it yet */
+	p.jump = cubic_tun_predict_jump(t);
 	predict_params_clamp(&p);
 	a.now_us = (__u32)tp->tcp_mstamp;
 	a.snd_una = tp->snd_una;
@@ -220,6 +304,8 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 		s->flags |= CUBIC_SF_PREDICT_FILL;
 		if (cubic_tun_predict_cap(t))
 			predict_cap_rate(sk, ps, v->rate * cubic_tun_predict_cap(t) / 1000);
+		if (v->jump)
+			predict_jump(sk, ps);
 		return CUBIC_HYSTART_DELAY;
 	}
 	if (act == PREDICT_ACT_GIVE_UP)
@@ -270,7 +356,7 @@ static __always_inline int rule_predict_on_ack(struct sock *sk, const struct cub
 {
 	if (!predict_ok)
 		return RULE_HYSTART_ALL;
-	return predict_ack(sk, t, acked);
+	return predict_ack(sk, t, acked, delay);
 }
 
 /* Linux HyStart with the detectors of PREDICT's phase before that .ssthresh. */
@@ -296,6 +382,61 @@ static __always_inline void rule_predict_forget(struct sock *sk, const struct cu
 	if (!after && cubic_tun_hystart(t) != CUBIC_HYSTART_PREDICT)
 		return;
 	predict_done(sk, after);
+}
+
+/*
+ * A loss ends the first slow start after the jump, before PREDICT's exit:
+ * the jumped window was not validated (the ACKs that take cwnd from the jump
+ * to the target are its validation). Careful Resume's Safe Retreat (RFC 9959):
+ * ssthresh at half the PipeSize (the cwnd before the jump plus the packets
+ * delivered since, SACKed ones included: tp->delivered), at most CUBIC's own;
+ * the kernel's PRR (or the fast datapath's) takes cwnd down to it. Careful
+ * Resume later raises ssthresh to the PipeSize once the jumped window is
+ * acknowledged; here CUBIC's congestion avoidance grows from the retreat.
+ */
+static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunables *t, __u32 cwnd,
+				    __u32 ssthresh)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct predict_store *ps = predict_get(sk, 0);
+	__u32 pipe, mss = tp->mss_cache, target;
+
+	/* the first slow start: the estimate's fill, its measure, or HyStart's after giving up */
+	if (!ps || ps->after)
+		return ssthresh;
+	/*
+	 * A policer (issue 20, predict_policer_target()): the loss came with
+	 * no queue (the last delivered packet's RTT, RACK's, within 1/8 of
+	 * delay_min) and a delivery (the last rate sample: tp->rate_delivered
+	 * over tp->rate_interval_us, what tcp_rate_gen() kept) whose BDP is
+	 * under half the window. Settle there: ssthresh, and CUBIC's Wmax, at
+	 * the policed rate's BDP, not beta x cwnd and a climb back to the cwnd
+	 * the policer cut.
+	 */
+	if (cubic_tun_predict_policer(t) && tp->rate_interval_us && mss) {
+		ps->pol_rate = (__u64)tp->rate_delivered * mss * 1000000ULL / tp->rate_interval_us;
+		ps->pol_rtt_us = tp->rack.rtt_us;
+		target = predict_policer_target(ps->pol_rate, ps->pol_rtt_us, ca_state(sk)->delay_min,
+						cwnd, mss, cubic_tun_predict_margin(t));
+		if (target && target < ssthresh) {
+			ps->pol_ssthresh = target;
+			ca_state(sk)->last_max_cwnd = target;
+			return target;
+		}
+	}
+	if (ps->st.phase != PREDICT_PH_FILL || !ps->jump_from)
+		return ssthresh;
+	pipe = ps->jump_from + (tp->delivered - ps->jump_delivered);
+	ps->retreat_pipe = pipe;
+	ps->retreat = predict_retreat(pipe, PREDICT_RETREAT_FLOOR, ssthresh);
+	return ps->retreat;
+}
+
+/* A loss ended the slow start (.ssthresh): PREDICT's policer response, or its retreat after a jump. */
+static __always_inline __u32 rule_predict_loss(struct sock *sk, const struct cubic_tunables *t,
+					       __u32 cwnd, __u32 ssthresh)
+{
+	return predict_ok ? predict_loss(sk, t, cwnd, ssthresh) : ssthresh;
 }
 
 /* Every record of a flow that ran PREDICT: its estimate and what it did. */
@@ -332,4 +473,13 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 	e->predict_failed_rounds = pr->failed_rounds;
 	if (ps->set_us)
 		e->predict_fill_us = (__u32)(tp->tcp_mstamp - ps->set_us);
+	/* the jump made (from, to), or the one the core allowed and not made (from 0) */
+	e->predict_jump = ps->jump_from ? ps->jump_cwnd : pr->jump;
+	e->predict_jump_from = ps->jump_from;
+	e->predict_retreat = ps->retreat;
+	e->predict_retreat_pipe = ps->retreat_pipe;
+	e->predict_jump_rtt_us = ps->jump_rtt;
+	e->predict_policer_rate = ps->pol_rate;
+	e->predict_policer_rtt_us = ps->pol_rtt_us;
+	e->predict_policer = ps->pol_ssthresh;
 }

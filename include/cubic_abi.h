@@ -324,6 +324,17 @@ struct cubic_info {
 	U32(predict_cwnd_set, PREDICT, 0)      /* cwnd when the target was set */                  \
 	U32(predict_failed_rounds, PREDICT, 0) /* trains not accepted */                           \
 	U32(predict_fill_us, PREDICT, 0)       /* target set to this record */                     \
+	/* the jump (predict_jump): cwnd it went to (or was allowed to: from 0, not made) */       \
+	U32(predict_jump, PREDICT, 0)                                                              \
+	U32(predict_jump_from, PREDICT, 0)     /* cwnd before the jump (0: none made) */           \
+	U32(predict_retreat, PREDICT, 0)       /* a loss in the jump: ssthresh it set (0: none) */ \
+	U32(predict_retreat_pipe, PREDICT, 0)  /* PipeSize then: cwnd at the jump + delivered */   \
+	/* the least of 8 RTTs in a row above the delay threshold that ended the jump's fill */   \
+	U32(predict_jump_rtt_us, PREDICT, 0)                                                       \
+	/* predict_policer: what the first loss of the slow start saw, and the ssthresh it set */ \
+	U64(predict_policer_rate, PREDICT, 0)  /* bytes/s, the last rate sample's delivery */      \
+	U32(predict_policer_rtt_us, PREDICT, 0) /* the RTT of the last packet delivered */         \
+	U32(predict_policer, PREDICT, 0)       /* its BDP: ssthresh (0: not a policer) */          \
 	VIEW(predict_paced, FLAG, CUBIC_EV_PREDICT_PACED) /* PREDICT turned pacing on */          \
 	VIEW(predict_capped, FLAG, CUBIC_EV_PREDICT_CAPPED) /* and capped it during the fill */     \
 	VIEW(predict_no_storage, FLAG, CUBIC_EV_PREDICT_NO_STORAGE)                                \

@@ -51,7 +51,9 @@
 	  "PREDICT: cwnd reaches the BDP the first rounds' ACK dispersion predicts",                  \
 	  CUBIC_PRESET("predict", "",                                                                \
 		       "PREDICT: the BDP from the first rounds' ACK dispersion, then a paced slow start " \
-		       "to it"))
+		       "to it")                                                                        \
+	  CUBIC_PRESET("predict-jump", "predict_jump=500",                                           \
+		       "PREDICT with Careful Resume's jump: cwnd to half the estimate at once, paced"))
 
 /* Values of the "hystart" tunable. */
 enum cubic_hystart_mode {

@@ -96,6 +96,8 @@
 #define PREDICT_DEF_JUMP	 0 /* per mille of the target; 0: no jump */
 #define PREDICT_MAX_JUMP	 1000
 
+#define PREDICT_RETREAT_FLOOR 10 /* packets: TCP's initial window (RFC 6928) */
+
 #define PREDICT_MIN_POINTS 5
 /* a train must span this much of its round's bytes, per mille (see predict_judge()) */
 #define PREDICT_MIN_COVER  750
@@ -450,7 +452,14 @@ PREDICT_SUBPROG __u8 predict_on_ack(struct predict_state *s, const struct predic
 		return PREDICT_ACT_NONE;
 	if (s->started && (__s32)(a->snd_una - s->round_end) <= 0) {
 		predict_point(s, p, a);
-		return PREDICT_ACT_NONE;
+		/*
+		 * With the jump on, the round is over on the ACK of its last
+		 * byte, not on the next one (HyStart's round): the estimate of
+		 * the initial window's round comes an RTT sooner, and so does
+		 * the jump. Without it, PREDICT's rounds are HyStart's.
+		 */
+		if (!p->jump || a->snd_una != s->round_end)
+			return PREDICT_ACT_NONE;
 	}
 	/* the round before this ACK is over */
 	if (s->started && !s->app_limited) {
@@ -496,6 +505,70 @@ PREDICT_SUBPROG __u8 predict_on_ack(struct predict_state *s, const struct predic
 		return PREDICT_ACT_PACE;
 	}
 	return PREDICT_ACT_NONE;
+}
+
+/*
+ * The jump's cwnd as the glue applies it: the core's v->jump (at most half
+ * the target: the tunable's limit, Careful Resume's "at most half"), below
+ * half of ssthresh (the target) so that Linux paces it at its slow-start
+ * ratio (tcp_update_pacing_rate(): 2 x cwnd / srtt below ssthresh / 2, which
+ * is about the estimated rate there; the fill's cap holds it at the
+ * estimate), and within the socket's clamp. 0: no jump (nothing above cwnd).
+ */
+static inline __u32 predict_jump_cwnd(__u32 jump, __u32 target, __u32 cwnd, __u32 clamp)
+{
+	if (jump && (__u64)jump * 2 >= target)
+		jump = target ? (target - 1) / 2 : 0;
+	if (jump > clamp)
+		jump = clamp;
+	return jump > cwnd ? jump : 0;
+}
+
+/*
+ * The jump's queue check. The jump outruns HyStart's delay test, which takes
+ * the first samples of each round: a round that starts before the jump sees
+ * none of the jumped packets, and the next one starts about when cwnd reaches
+ * the target. So during the fill after a jump every RTT sample counts: when
+ * PREDICT_JUMP_SAMPLES of them in a row (HyStart's N_RTT_SAMPLE: their
+ * minimum) exceed thresh (the delay test's, delay_min + clamp(delay_min / 8,
+ * 4 ms, 16 ms)), a queue built that the estimate did not foresee (a shared
+ * bottleneck: the estimate was the link's, not the share's), and slow start
+ * ends there. *n counts the samples in a row, *least keeps their minimum.
+ * Returns 1 when it fires. A sample of 0 (none) changes nothing.
+ */
+#define PREDICT_JUMP_SAMPLES 8
+
+static inline int predict_jump_delayed(__u8 *n, __u32 *least, __u32 rtt, __u32 thresh)
+{
+	if (!rtt)
+		return 0;
+	if (rtt <= thresh) {
+		*n = 0;
+		return 0;
+	}
+	if (!*n || rtt < *least)
+		*least = rtt;
+	if (*n < 255)
+		(*n)++;
+	return *n >= PREDICT_JUMP_SAMPLES;
+}
+
+/*
+ * Careful Resume's Safe Retreat (RFC 9959, draft-ietf-tsvwg-careful-resume,
+ * "Safe Retreat Phase"): a loss while the jumped window is unvalidated means
+ * the estimate was wrong (a shared or policed bottleneck, a bunched train);
+ * cwnd goes to half the PipeSize, the packets the path is known to have
+ * delivered: the flight at the jump plus what was acknowledged since. Never
+ * below `floor` (the initial window), never above `ssthresh` (CUBIC's own
+ * reduction, when that is lower). Returns the new ssthresh.
+ */
+static inline __u32 predict_retreat(__u32 pipe, __u32 floor, __u32 ssthresh)
+{
+	__u32 r = pipe / 2;
+
+	if (r < floor)
+		r = floor;
+	return r < ssthresh ? r : ssthresh;
 }
 
 /*

@@ -217,6 +217,8 @@ static void search_str(const struct cubic_event *e, char *buf, size_t len)
  */
 static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 {
+	size_t off;
+
 	buf[0] = '\0';
 	if (!(e->flags & CUBIC_EV_PREDICT_RAN))
 		return;
@@ -226,7 +228,7 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 				 e->predict_failed_rounds);
 		return;
 	}
-	snprintf(buf, len,
+	off = (size_t)snprintf(buf, len,
 		 " predict: %.1f Mbit/s from round %u's train of %u ACKs over %.2f ms x delay_min "
 		 "%.2f ms -> target %u (set at cwnd %u, %.1f ms ago)%s",
 		 (double)e->predict_rate * 8 / 1e6, e->predict_round, e->predict_train_acks,
@@ -235,6 +237,28 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 		 e->flags & CUBIC_EV_PREDICT_CAPPED ? ", paced by PREDICT, capped at the estimate"
 		 : e->flags & CUBIC_EV_PREDICT_PACED ? ", paced by PREDICT"
 						    : "");
+	/* the jump (predict_jump) and its retreat */
+	if (off < len && e->predict_jump_from)
+		off += (size_t)snprintf(buf + off, len - off, ", jump %u -> %u",
+					e->predict_jump_from, e->predict_jump);
+	else if (off < len && e->predict_jump)
+		off += (size_t)snprintf(buf + off, len - off, ", jump to %u not made (not paced)",
+					e->predict_jump);
+	if (off < len && e->predict_jump_rtt_us)
+		off += (size_t)snprintf(buf + off, len - off,
+					", a queue in the jump: 8 RTTs in a row above %.2f ms",
+					ms(e->delay_thresh_us));
+	if (off < len && e->predict_retreat)
+		off += (size_t)snprintf(buf + off, len - off,
+					", loss in the jump: retreat to %u (pipe %u)",
+					e->predict_retreat, e->predict_retreat_pipe);
+	/* predict_policer: the loss's delivery and RTT, and whether they looked policed */
+	if (off < len && e->predict_policer_rate)
+		off += (size_t)snprintf(buf + off, len - off, ", loss: %.1f Mbit/s delivered at RTT %.2f ms",
+					(double)e->predict_policer_rate * 8 / 1e6,
+					ms(e->predict_policer_rtt_us));
+	if (off < len && e->predict_policer)
+		snprintf(buf + off, len - off, ": a policer, ssthresh %u", e->predict_policer);
 }
 
 /* Whether the filters keep a flow (either record's addresses and ports). */
@@ -312,7 +336,7 @@ static void print_json(struct trace *tr, const struct cubic_event *e)
 static void print_text(struct trace *tr, const struct cubic_event *e)
 {
 	char reason[64], src[64], dst[64], flow[140], when[32], ctx[144], dmin[16], rrtt[16];
-	char sch[160], prd[200];
+	char sch[160], prd[320];
 	long long real = (long long)e->ts_ns + tr->mono_to_real_ns;
 	time_t sec = (time_t)(real / 1000000000LL);
 	__u32 thresh, value;

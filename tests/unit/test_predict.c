@@ -321,6 +321,8 @@ TEST(a_bunch_is_not_a_train)
  * The jump: at the target, cwnd goes to jump per mille of it at once (the
  * glue paces it at the estimated rate). Target 103 (the set-up's), jump 500:
  * 51; not below the cwnd the flow has (10 here), never at or above the target.
+ * With the jump on, the round is judged on the ACK of its last byte (the
+ * round's 10th ACK), not on the next round's first: an RTT sooner.
  */
 TEST(the_jump)
 {
@@ -330,10 +332,32 @@ TEST(the_jump)
 	feeder_init(&f);
 	f.p.jump = 500;
 	uniform(g, 9, 1000);
-	round_of(&f, 10, g, 1);
-	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	CHECK_EQ(round_of(&f, 10, g, 1), PREDICT_ACT_PACE);
+	CHECK_EQ(f.acts[PREDICT_ACT_TARGET], 1); /* on the round's last ACK */
+	CHECK_EQ(f.s.phase, PREDICT_PH_FILL);
 	CHECK_EQ(f.v.target, 103);
 	CHECK_EQ(f.v.jump, 51);
+	CHECK_EQ(f.v.train_acks, 10); /* the train is the whole round's, as without the jump */
+	CHECK_EQ(end_round(&f), PREDICT_ACT_NONE); /* in the fill: nothing more */
+	/* without the jump the same round is judged one ACK later (HyStart's round) */
+	feeder_init(&f);
+	uniform(g, 9, 1000);
+	round_of(&f, 10, g, 1);
+	CHECK_EQ(f.acts[PREDICT_ACT_TARGET], 0);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	CHECK_EQ(f.v.target, 103);
+	CHECK_EQ(f.v.train_acks, 10);
+	/* a round judged early and not believed (a bunched train) is counted once */
+	feeder_init(&f);
+	f.p.jump = 500;
+	f.p.pace = 0;
+	f.p.rounds = 3;
+	for (int i = 0; i < 9; i++)
+		g[i] = i % 3 ? 10 : 3000;
+	round_of(&f, 10, g, 1);
+	CHECK_EQ(f.acts[PREDICT_ACT_TARGET], 0);
+	CHECK_EQ(f.s.failed, 1);
+	CHECK_EQ(f.s.phase, PREDICT_PH_MEASURE);
 	/* jump 0 (the default): none */
 	feeder_init(&f);
 	uniform(g, 9, 1000);
@@ -351,6 +375,58 @@ TEST(the_jump)
 	f.p.jump = 5000;
 	predict_params_clamp(&f.p);
 	CHECK_EQ(f.p.jump, 1000);
+}
+
+/*
+ * The jump's cwnd as the glue applies it: below half the target (Linux then
+ * paces at 2 x cwnd / srtt, about the estimate), within the clamp, above cwnd.
+ * Target 103: 51 stays 51 (51 x 2 < 103); target 102: 51 x 2 >= 102, so 50.
+ */
+TEST(the_jump_cwnd)
+{
+	CHECK_EQ(predict_jump_cwnd(51, 103, 20, 10000), 51);
+	CHECK_EQ(predict_jump_cwnd(51, 102, 20, 10000), 50);
+	CHECK_EQ(predict_jump_cwnd(51, 103, 51, 10000), 0);
+	CHECK_EQ(predict_jump_cwnd(51, 103, 20, 40), 40);
+	CHECK_EQ(predict_jump_cwnd(51, 103, 40, 40), 0);
+	CHECK_EQ(predict_jump_cwnd(0, 103, 20, 10000), 0);
+	CHECK_EQ(predict_jump_cwnd(5, 0, 2, 10000), 0);
+}
+
+/*
+ * The jump's queue check: 8 samples in a row above the threshold (112.5 ms
+ * here) fire it, their least is kept; one at or below starts the count again;
+ * no sample (0) changes nothing.
+ */
+TEST(the_jump_queue)
+{
+	__u32 least = 0, rtt[] = { 120000, 0, 118000, 130000, 119000, 125000, 121000, 122000 };
+	__u8 n = 0;
+
+	for (int i = 0; i < 7; i++)
+		CHECK_EQ(predict_jump_delayed(&n, &least, 113000 + i * 1000, 112500), 0);
+	CHECK_EQ(n, 7);
+	CHECK_EQ(predict_jump_delayed(&n, &least, 112500, 112500), 0); /* at it: not above */
+	CHECK_EQ(n, 0);
+	for (int i = 0; i < 8; i++)
+		CHECK_EQ(predict_jump_delayed(&n, &least, rtt[i], 112500), 0);
+	CHECK_EQ(n, 7); /* the 0 did not count */
+	CHECK_EQ(least, 118000);
+	CHECK_EQ(predict_jump_delayed(&n, &least, 117000, 112500), 1);
+	CHECK_EQ(least, 117000);
+}
+
+/*
+ * Careful Resume's Safe Retreat: ssthresh at half the PipeSize, at least the
+ * initial window, at most CUBIC's own. PipeSize 120: 60 (CUBIC's 84 is
+ * higher); 300: CUBIC's 84; 12: the floor 10; the floor never above CUBIC's.
+ */
+TEST(the_retreat)
+{
+	CHECK_EQ(predict_retreat(120, PREDICT_RETREAT_FLOOR, 84), 60);
+	CHECK_EQ(predict_retreat(300, PREDICT_RETREAT_FLOOR, 84), 84);
+	CHECK_EQ(predict_retreat(12, PREDICT_RETREAT_FLOOR, 84), 10);
+	CHECK_EQ(predict_retreat(12, PREDICT_RETREAT_FLOOR, 7), 7);
 }
 
 /*
@@ -513,6 +589,9 @@ int main(void)
 	RUN(a_gap_ends_the_train);
 	RUN(a_bunch_is_not_a_train);
 	RUN(the_jump);
+	RUN(the_jump_cwnd);
+	RUN(the_jump_queue);
+	RUN(the_retreat);
 	RUN(the_policer);
 	RUN(application_limited_round_is_not_measured);
 	RUN(paced_flow_is_never_measured);

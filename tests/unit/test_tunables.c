@@ -219,7 +219,7 @@ TEST(presets_as_before)
 	CHECK(tun_preset("nosuch", &t) == -1, "an unknown preset");
 	/* every name kept, none added unnoticed */
 	CHECK(!strcmp(preset_names(", ", list, sizeof(list)),
-		      "linux, nussbaum-2011, off, hystart++, search, predict"),
+		      "linux, nussbaum-2011, off, hystart++, search, predict, predict-jump"),
 	      "%s", list);
 	{
 		const struct rule_desc *r = NULL;
@@ -227,7 +227,7 @@ TEST(presets_as_before)
 		for (const struct rule_preset *p = NULL; (p = preset_next(p, &r));)
 			n++;
 	}
-	CHECK_EQ(n, 6);
+	CHECK_EQ(n, 7);
 }
 
 /* KEY=default: the table's default, after a preset or on its own */

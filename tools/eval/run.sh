@@ -44,6 +44,7 @@ bpf_hspp   bpf    hystart++
 bpf_fast   bpf    linux     fast
 bpf_search bpf    search
 bpf_predict bpf   predict
+bpf_predictj bpf  predict-jump
 reno       kernel reno
 "
 # The algorithms of the scenarios that name algos=core: the references, and

@@ -36,6 +36,7 @@ bpf_linux   bpf    linux     bpf_cubic linux (HyStart)
 bpf_hspp    bpf    hystart++ bpf_cubic hystart++
 bpf_search  bpf    search    bpf_cubic search
 bpf_predict bpf    predict   bpf_cubic predict
+bpf_predictj bpf   predict-jump bpf_cubic predict-jump (predict_jump=500)
 bbr         kernel bbr       bbr (kernel)
 "
 # Paths: ID RATE RTT BUFFER (pathemu syntax). suss is the SUSS group's

@@ -303,20 +303,21 @@ t_search() {
 # hystart=predict (its socket storage, the write of sk_pacing_status and
 # bpf_setsockopt(SO_MAX_PACING_RATE), which the kernel's verifier must allow);
 # before Linux 6.10 the fast datapath refuses it, in one sentence, and loads
-# nothing
+# nothing. PRESET predict-jump: the same with predict_jump (the jump's cwnd
+# write and the Safe Retreat in .ssthresh)
 t_predict() {
-	local name=$1 dp=$2 v
+	local name=$1 dp=$2 preset=${3:-predict} v
 	v=$(uname -r | awk -F. '{ printf "%d", $1 * 100 + $2 }')
 	if [ "$dp" = fast ] && [ "$v" -lt 610 ]; then
-		"$CUBICCTL" load --name "$name" --datapath fast --preset predict >>"$LOG" 2>"$TMP/load.err" &&
-			fail "load --preset predict --datapath fast was accepted before 6.10" && return 1
+		"$CUBICCTL" load --name "$name" --datapath fast --preset "$preset" >>"$LOG" 2>"$TMP/load.err" &&
+			fail "load --preset $preset --datapath fast was accepted before 6.10" && return 1
 		grep -q "hystart=predict needs Linux 6.10 or later on the fast datapath" "$TMP/load.err" ||
 			fail "refused without the sentence: $(tail -n 1 "$TMP/load.err")" || return 1
 		! registered "$name" || fail "a refused load left $name registered" || return 1
 		log "predict: the fast datapath refuses it before 6.10, as designed"
 		return 0
 	fi
-	storage_flow "$name" "$dp" predict predict_no_storage
+	storage_flow "$name" "$dp" "$preset" predict_no_storage
 }
 
 t_dmesg() {
@@ -340,6 +341,7 @@ for dp in exact fast; do
 	check "unload-$dp" t_unload "$n"
 	check "search-$dp" t_search "$n" "$dp"
 	check "predict-$dp" t_predict "$n" "$dp"
+	check "predict-jump-$dp" t_predict "$n" "$dp" predict-jump
 done
 check dmesg t_dmesg
 [ "$failed" -eq 0 ]
