@@ -12,7 +12,8 @@
 # plausible fields, set/get round-trip, a bad value exits 2 and changes
 # nothing, unload leaves no struct_ops and no pin; then it loads preset search
 # and carries a lossy flow with SEARCH's socket storage, and the same for preset
-# predict. Then: no warning in dmesg
+# predict, then predict-jump; an instance attached to a cgroup of its own
+# (cubicctl attach) carries a flow that did not ask for it. Then: no warning in dmesg
 # since the suite began. One line per check on stdout, "LABEL CHECK ok" or
 # "LABEL CHECK FAIL: why"; the details in FILE. Exit 1 if any check failed.
 #
@@ -54,6 +55,7 @@ cleanup() {
 	netns_del "$P-a" "$P-b"
 	instance_unload "${P}e"
 	instance_unload "${P}f"
+	[ -z "${ATTACH_CG:-}" ] || rmdir "$ATTACH_CG" 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -320,6 +322,51 @@ t_predict() {
 	storage_flow "$name" "$dp" "$preset" predict_no_storage
 }
 
+# cubicctl attach (issue 22): a flow from a process in a cgroup of its own,
+# started without -C, runs the instance (the sock_ops program and its
+# bpf_setsockopt(TCP_CONGESTION) at ESTABLISHED, which the kernel's verifier
+# must allow); after detach the same flow gets the namespace's default, and
+# unload leaves no attachment pinned
+attach_flow() { # CGROUP OUT: an iperf3 flow from CGROUP, its JSON in OUT
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec ip netns exec "$2" iperf3 -c 10.98.0.2 -p "$3" -t 1 -J' \
+		_ "$1" "$P-a" "$PORT" >"$2" 2>>"$LOG"
+	jq -r '.end.sender_tcp_congestion // .error' "$2"
+}
+
+t_attach() {
+	local name=$1 dp=$2 cg2 ca rc=0
+	cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	if [ -z "$cg2" ]; then # the qemu guest's initramfs mounts none
+		mkdir -p /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>>"$LOG" ||
+			fail "no cgroup v2 hierarchy, and none could be mounted" || return 1
+		cg2=/sys/fs/cgroup
+	fi
+	ATTACH_CG=$cg2/$P-attach
+	mkdir "$ATTACH_CG" || fail "can't make the cgroup $ATTACH_CG" || return 1
+	"$CUBICCTL" load --name "$name" --datapath "$dp" >>"$LOG" 2>"$TMP/load.err" ||
+		fail "load: $(tail -n 1 "$TMP/load.err")" || return 1
+	"$CUBICCTL" attach --name "$name" --cgroup "$ATTACH_CG" >>"$LOG" 2>"$TMP/attach.err" ||
+		fail "attach: $(tail -n 1 "$TMP/attach.err")" || rc=1
+	if [ "$rc" -eq 0 ]; then
+		ca=$(attach_flow "$ATTACH_CG" "$TMP/attach-$name.json")
+		[ "$ca" = "$name" ] || fail "a flow from the attached cgroup ran '$ca', not $name" || rc=1
+	fi
+	if [ "$rc" -eq 0 ]; then
+		"$CUBICCTL" detach --name "$name" >>"$LOG" 2>&1 || fail "detach failed" || rc=1
+	fi
+	if [ "$rc" -eq 0 ]; then
+		ca=$(attach_flow "$ATTACH_CG" "$TMP/detached-$name.json")
+		[ "$ca" = reno ] || fail "after detach a flow from the cgroup ran '$ca', not reno" || rc=1
+	fi
+	"$CUBICCTL" unload --name "$name" >>"$LOG" 2>&1 || fail "unload failed" || rc=1
+	"$CUBICCTL" -j status 2>/dev/null | jq -e --arg cg "$ATTACH_CG" \
+		'[.. | objects | select(.cgroup? == $cg)] | length == 0' >/dev/null ||
+		fail "status still lists an attachment on $ATTACH_CG" || rc=1
+	rmdir "$ATTACH_CG" 2>>"$LOG" || fail "can't remove the cgroup $ATTACH_CG" || rc=1
+	ATTACH_CG=
+	return "$rc"
+}
+
 t_dmesg() {
 	local new
 	new=$(dmesg | tail -n +"$((DMESG_START + 1))")
@@ -342,6 +389,7 @@ for dp in exact fast; do
 	check "search-$dp" t_search "$n" "$dp"
 	check "predict-$dp" t_predict "$n" "$dp"
 	check "predict-jump-$dp" t_predict "$n" "$dp" predict-jump
+	check "attach-$dp" t_attach "$n" "$dp"
 done
 check dmesg t_dmesg
 [ "$failed" -eq 0 ]
