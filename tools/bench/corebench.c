@@ -24,18 +24,21 @@
 #include "cubic_core.h"
 #include "search_core.h"
 #include "predict_core.h"
+#include "verdict_core.h"
 
 #define ACK_GAP_US 12 /* 1 Gbit/s of 1500-byte packets */
 #define RTT_US	   20000
 #define MSS	   1448
 
-enum { R_LINUX, R_HSPP, R_SEARCH, R_PREDICT, R_COUNT };
+enum { R_LINUX, R_HSPP, R_SEARCH, R_PREDICT, R_VERDICT, R_COUNT };
 static const char *const rule_names[R_COUNT] = { "linux (HyStart)", "hystart++", "search",
-						 "predict (measuring)" };
+						 "predict (measuring)",
+						 "verdict (after the exit, measuring)" };
 
 static volatile __u32 sink; /* keeps the results alive */
 static long search_reasons[SEARCH_R_COUNT]; /* of the last SEARCH round */
 static long predict_judged;		     /* trains PREDICT judged, last round */
+static long verdict_samples;		     /* rate samples the verdict kept, last round */
 
 static double now_ns(void)
 {
@@ -62,6 +65,8 @@ static double run(int rule, long acks)
 	struct predict_params pp = { .skip = PREDICT_DEF_SKIP, .min_train_us = PREDICT_DEF_MIN_TRAIN,
 				     .tolerance = PREDICT_DEF_TOLERANCE, .margin = PREDICT_DEF_MARGIN,
 				     .rounds = PREDICT_MAX_ROUNDS, .gap_us = PREDICT_DEF_GAP, .pace = 0 };
+	struct verdict_state vs;
+	struct verdict_params vp;
 	__u32 seed = 1, fired = 0;
 	double t0, t1;
 
@@ -77,13 +82,29 @@ static double run(int rule, long acks)
 		predict_judged = 0;
 	search_params_default(&p);
 	cubic_init(&s, &t, 0, 0);
+	verdict_params_default(&vp);
+	verdict_start(&vs, 1000, 0, 0, 1000, RTT_US, 0);
 
 	t0 = now_ns();
 	for (long i = 1; i <= acks; i++) {
 		__u64 now = (__u64)i * ACK_GAP_US;
 		__u32 rtt = RTT_US + noise(&seed);
 
-		if (rule == R_PREDICT) {
+		if (rule == R_VERDICT) {
+			/* every ACK after an exit until the first congestion event:
+			 * a rate sample (delivered over its interval) and an RTT */
+			struct verdict_ack a = {
+				.now_us = now,
+				.delivered = (__u64)i,
+				.packets_out = 1000,
+				.rtt_us = rtt,
+				.rs_delivered = 1000 + (noise(&seed) & 7),
+				.rs_interval_us = RTT_US + (rtt & 0xff),
+				.cwnd_limited = 1,
+			};
+
+			fired |= verdict_on_ack(&vs, &vp, &a);
+		} else if (rule == R_PREDICT) {
 			struct predict_verdict v;
 			struct predict_ack a = {
 				.now_us = (__u32)now,
@@ -136,6 +157,8 @@ static double run(int rule, long acks)
 	}
 	t1 = now_ns();
 	sink = fired;
+	if (rule == R_VERDICT)
+		verdict_samples = vs.phase == VERDICT_MEASURING ? (long)vs.samples : -1;
 	return (t1 - t0) / (double)acks;
 }
 
@@ -190,8 +213,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "corebench: PREDICT judged no train: the figures are not its\n");
 		return 1;
 	}
+	printf("\nThe verdict, last round: %ld rate samples counted, still measuring.\n",
+	       verdict_samples);
+	if (verdict_samples != acks) {
+		fprintf(stderr, "corebench: the verdict stopped measuring: the figures are not its\n");
+		return 1;
+	}
 	printf("\nThe rules' common path in slow start, no rule firing. In BPF, SEARCH and PREDICT "
 	       "each add one bpf_sk_storage_get() per slow-start ACK (their state); PREDICT measures "
-	       "only its one round and then only reads its phase; after slow start no rule runs.\n");
+	       "only its one round and then only reads its phase; after slow start no rule runs. The verdict runs after the exit "
+	       "instead, until the first congestion event (or 30 s, or 4 rounds not cwnd-limited), "
+	       "plus one bpf_sk_storage_get() per ACK; then one byte is read per ACK.\n");
 	return 0;
 }
