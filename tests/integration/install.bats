@@ -253,11 +253,11 @@ complete_words() {
 	[ "$(complete_words "$bin" set ''; echo "$out" | wc -l)" -eq "$(("$("$bin" help --markdown | grep -c '^| `')" + 1))" ]
 	# presets: after --preset, after preset= (as bash splits it: preset = hy)
 	complete_words "$bin" load --preset ""
-	[ "$out" = "$(printf '%s\n' hystart++ linux nussbaum-2011 off predict search)" ]
+	[ "$out" = "$(printf '%s\n' hystart++ linux nussbaum-2011 off predict predict-jump search)" ]
 	complete_words "$bin" set preset = hy
 	[ "$out" = hystart++ ]
 	complete_words "$bin" set preset =
-	[ "$out" = "$(printf '%s\n' hystart++ linux nussbaum-2011 off predict search)" ]
+	[ "$out" = "$(printf '%s\n' hystart++ linux nussbaum-2011 off predict predict-jump search)" ]
 	complete_words "$bin" set preset=nu
 	[ "$out" = preset=nussbaum-2011 ]
 	complete_words "$bin" load --preset = o
