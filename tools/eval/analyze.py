@@ -236,6 +236,7 @@ def flow(a):
     rec["bpf_reason"] = rec["bpf_cwnd"] = rec["bpf_since_start_s"] = None
     rec["paced"] = rec["rwnd_limited"] = None
     bpf_recs = []
+    verdicts = []
     if a.kind == "bpf" and os.path.exists(a.bpf_trace):
         with open(a.bpf_trace) as f:
             for line in f:
@@ -243,9 +244,11 @@ def flow(a):
                     e = json.loads(line)
                 except ValueError:
                     continue
-                # the exit records (a verdict record is the measurement after one)
+                # the exit records; a verdict record is the measurement after one
                 if e.get("sport") == sport and e.get("record", "exit") == "exit":
                     bpf_recs.append(e)
+                elif e.get("sport") == sport and e.get("record") == "verdict":
+                    verdicts.append(e)
     if bpf_recs:
         # the record that ended slow start (a reason whose ends_slow_start is set);
         # HyStart++'s css_enter/css_resume only change phase
@@ -269,6 +272,11 @@ def flow(a):
             if k.startswith(("search_", "predict_")):
                 rec["bpf_" + k] = e[k]
         rec["bpf_exit_record"] = e
+        # the verdict on that exit (joined by flow_id; issue 21), if the trace had it
+        v = next((x for x in verdicts if x.get("flow_id") == e.get("flow_id")), None)
+        if v:
+            for k in ("verdict", "exit_ratio", "bound", "bdp_est", "min_rtt_us", "cong_cwnd", "end"):
+                rec["verdict_" + k] = v.get(k)
     rec["bpf_records"] = len(bpf_recs)
     if a.kind == "bpf":
         reason = rec["bpf_reason"] or (vocab.LOSS if exit_t is not None else vocab.NO_EXIT)
@@ -626,6 +634,7 @@ def exit_figure(plt, g, colors, rows, cols, n, outdir):
 # ====================================================================== the ideal band
 
 BELOW = 0.8       # an exit "far below" the BDP: cwnd < 0.8 x BDP
+PREMATURE = 0.8   # the verdict's premature_ratio default (include/cubic_tunables.h)
 DEV_TOL = 0.1     # "no worse than HyStart": median |exit/BDP - 1| at most this much above
 HYSTART = "bpf_linux"
 PEAK_DIFF = 0.02  # a peak cwnd shown when it is more than 2 % above the exit cwnd
@@ -837,6 +846,86 @@ def band_md(g):
     return "\n".join(out)
 
 
+def band_word(x):
+    """The ideal-band analysis in the verdict's words (issue 21): overshoot
+    when slow start lost a segment or exited above BDP + buffer (or by loss),
+    premature below PREMATURE x the configured BDP, ok otherwise; None where
+    the analysis has no exit."""
+    c, b = x.get("exit_cwnd"), x.get("exit_cwnd_bdp")
+    if not x.get("exit_observed") or c is None or b is None:
+        return None
+    if x.get("exit_reason") == vocab.LOSS or x.get("ss_lost") or c > x["bdp_pkts"] + x["buffer_pkts"]:
+        return "overshoot"
+    return "premature" if b < PREMATURE else "ok"
+
+
+def verdict_rows(g):
+    """Per algorithm with verdicts: flows with one, agreement with band_word(),
+    the bdp_est error on the flows whose measurement ended at a congestion
+    event (bdp_est is a measurement there, not a bound), per scenario."""
+    per_alg, per_scen = collections.OrderedDict(), []
+    for sid, algs in g.items():
+        for aid, fl in algs.items():
+            if fl[0]["kind"] != "bpf":
+                continue
+            errs = [x["verdict_bdp_est"] / x["bdp_pkts"] - 1 for x in fl
+                    if x.get("verdict_bdp_est") and not x.get("verdict_bound")]
+            a = per_alg.setdefault(aid, dict(algorithm=aid, flows=0, with_verdict=0, judged=0, agree=0,
+                                             unknown=0, disagree=[]))
+            for x in fl:
+                a["flows"] += 1
+                w = x.get("verdict_verdict")
+                if w is None:
+                    continue
+                a["with_verdict"] += 1
+                want = band_word(x)
+                if w == "unknown" or want is None:
+                    a["unknown"] += 1
+                    continue
+                a["judged"] += 1
+                if w == want:
+                    a["agree"] += 1
+                else:
+                    a["disagree"].append(f"{sid} rep {x['rep']}: {w} ({fmt(x.get('verdict_exit_ratio'), 2)} x "
+                                         f"bdp_est {x.get('verdict_bdp_est')}), band {want} "
+                                         f"({fmt(x.get('exit_cwnd_bdp'), 2)} BDP)")
+            if errs:
+                per_scen.append(dict(scenario=sid, algorithm=aid, bdp=fl[0]["bdp_pkts"],
+                                     clean=is_clean(fl[0]), n=len(errs), med=med(errs),
+                                     lo=min(errs), hi=max(errs)))
+    return list(per_alg.values()), per_scen
+
+
+def verdict_md(g):
+    algs, scen = verdict_rows(g)
+    if not any(a["with_verdict"] for a in algs):
+        return ""
+    out = ["## The exit verdict against the ideal band\n",
+           "bpf_cubic's own verdict on each exit (`cubicctl trace`: the path measured after the exit, "
+           "bdp_est = max delivery rate x min RTT, exit ratio = exit cwnd / bdp_est; docs/COMMANDS.md) "
+           f"next to this analysis in the same words: *overshoot* (a slow-start segment lost, a loss exit, or "
+           f"an exit above BDP + buffer), *premature* (below {PREMATURE} x the configured BDP), *ok*. "
+           "A verdict of *unknown* (no congestion event after the exit and a ratio that proves nothing) "
+           "is counted apart.\n",
+           "| algorithm | flows | with a verdict | judged | agree | unknown |",
+           "|---|---|---|---|---|---|"]
+    for a in algs:
+        pct = f" ({a['agree'] / a['judged']:.0%})" if a["judged"] else ""
+        out.append(f"| {a['algorithm']} | {a['flows']} | {a['with_verdict']} | {a['judged']} | "
+                   f"{a['agree']}{pct} | {a['unknown']} |")
+    dis = [(a["algorithm"], d) for a in algs for d in a["disagree"]]
+    if dis:
+        out += ["", "Disagreements: " + "; ".join(f"{aid} {d}" for aid, d in dis) + "."]
+    if scen:
+        out += ["", "bdp_est against the configured BDP (the fair share or policed rate's on real paths), "
+                "flows whose measurement ended at a congestion event: bdp_est / BDP - 1, median (min..max).\n",
+                "| scenario | class | BDP | algorithm | flows | error |", "|---|---|---|---|---|---|"]
+        for x in scen:
+            out.append(f"| {x['scenario']} | {'clean' if x['clean'] else 'stress'} | {x['bdp']} | "
+                       f"{x['algorithm']} | {x['n']} | {x['med']:+.1%} ({x['lo']:+.1%}..{x['hi']:+.1%}) |")
+    return "\n".join(out)
+
+
 def search_detail(g):
     """The rule's own state (the bpf record's search_* fields) at the exit of
     each flow that missed the band, for the algorithms whose records have it."""
@@ -973,9 +1062,14 @@ def band_cmd(a):
     g = group(load(a.inp))
     if a.json:
         rows, summ = band(g)
-        print(json.dumps({"rows": rows, "algorithms": summ}, indent=1))
+        valgs, vscen = verdict_rows(g)
+        print(json.dumps({"rows": rows, "algorithms": summ,
+                          "verdict": {"algorithms": valgs, "bdp_est": vscen}}, indent=1))
     else:
         print(band_md(g))
+        vmd = verdict_md(g)
+        if vmd:
+            print("\n" + vmd)
 
 
 def story_2011(g):
@@ -1253,6 +1347,9 @@ def report(a):
     for x in bad:
         summ.append(disagreement(x))
     summ += ["", "## Ideal band\n", band_md(g)]
+    vmd = verdict_md(g)
+    if vmd:
+        summ += ["", vmd]
     with open(os.path.join(outdir, "summary.md"), "w") as f:
         f.write("\n".join(summ) + "\n")
     if a.doc:
@@ -1381,6 +1478,9 @@ def write_doc(a, g, fid, flows, runinfo, bad):
     if notes:
         doc += [notes.strip(), ""]
     doc += ["## Ideal band: where each rule leaves slow start\n", band_md(g), ""]
+    vmd = verdict_md(g)
+    if vmd:
+        doc += [vmd, ""]
     story = search_story(g)
     if story:
         doc += ["## SEARCH: where the draft's rule exits, and why\n", story, ""]
