@@ -333,8 +333,12 @@ attach_flow() { # CGROUP OUT: an iperf3 flow from CGROUP, its JSON in OUT
 	jq -r '.end.sender_tcp_congestion // .error' "$2"
 }
 
+attach_pins() { # the attachments pinned now, by id
+	ls /sys/fs/bpf/cubicctl-attach 2>/dev/null | sort | tr '\n' ' '
+}
+
 t_attach() {
-	local name=$1 dp=$2 cg2 ca rc=0
+	local name=$1 dp=$2 cg2 ca pins rc=0
 	cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 	if [ -z "$cg2" ]; then # the qemu guest's initramfs mounts none
 		mkdir -p /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>>"$LOG" ||
@@ -342,11 +346,15 @@ t_attach() {
 		cg2=/sys/fs/cgroup
 	fi
 	ATTACH_CG=$cg2/$P-attach
+	pins=$(attach_pins)
 	mkdir "$ATTACH_CG" || fail "can't make the cgroup $ATTACH_CG" || return 1
 	"$CUBICCTL" load --name "$name" --datapath "$dp" >>"$LOG" 2>"$TMP/load.err" ||
 		fail "load: $(tail -n 1 "$TMP/load.err")" || return 1
 	"$CUBICCTL" attach --name "$name" --cgroup "$ATTACH_CG" >>"$LOG" 2>"$TMP/attach.err" ||
 		fail "attach: $(tail -n 1 "$TMP/attach.err")" || rc=1
+	# cubicctl attach pinned one more attachment
+	[ "$rc" -ne 0 ] || [ "$(attach_pins | wc -w)" -eq $(($(wc -w <<<"$pins") + 1)) ] ||
+		fail "attach pinned nothing under /sys/fs/bpf/cubicctl-attach" || rc=1
 	if [ "$rc" -eq 0 ]; then
 		ca=$(attach_flow "$ATTACH_CG" "$TMP/attach-$name.json")
 		[ "$ca" = "$name" ] || fail "a flow from the attached cgroup ran '$ca', not $name" || rc=1
@@ -359,9 +367,9 @@ t_attach() {
 		[ "$ca" = reno ] || fail "after detach a flow from the cgroup ran '$ca', not reno" || rc=1
 	fi
 	"$CUBICCTL" unload --name "$name" >>"$LOG" 2>&1 || fail "unload failed" || rc=1
-	"$CUBICCTL" -j status 2>/dev/null | jq -e --arg cg "$ATTACH_CG" \
-		'[.. | objects | select(.cgroup? == $cg)] | length == 0' >/dev/null ||
-		fail "status still lists an attachment on $ATTACH_CG" || rc=1
+	# what is pinned is what there was before (another user's attachments stay)
+	[ "$(attach_pins)" = "$pins" ] ||
+		fail "attachment pins before attach: '$pins', after unload: '$(attach_pins)'" || rc=1
 	rmdir "$ATTACH_CG" 2>>"$LOG" || fail "can't remove the cgroup $ATTACH_CG" || rc=1
 	ATTACH_CG=
 	return "$rc"
