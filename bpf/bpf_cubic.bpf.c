@@ -166,6 +166,23 @@ static __always_inline void fill_ack(struct sock *sk, struct cubic_ack *a, __u32
 	a->paced = sk->sk_pacing_status != SK_PACING_NONE;
 }
 
+/* A ring record's addresses and instance name, as both records (exit, verdict) carry them. */
+static __always_inline void fill_endpoints(const struct sock_common *c, __u8 *saddr, __u8 *daddr,
+					   char *instance)
+{
+	if (c->skc_family == AF_INET6) {
+		for (int i = 0; i < 4; i++) {
+			((__u32 *)saddr)[i] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[i];
+			((__u32 *)daddr)[i] = c->skc_v6_daddr.in6_u.u6_addr32[i];
+		}
+	} else {
+		*(__u32 *)saddr = c->skc_rcv_saddr;
+		*(__u32 *)daddr = c->skc_daddr;
+	}
+	for (int i = 0; i < CUBIC_NAME_MAX; i++)
+		instance[i] = instance_name[i];
+}
+
 #include "verdict.bpf.h"
 #include "record.bpf.h"
 

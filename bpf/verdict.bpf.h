@@ -171,17 +171,7 @@ static __noinline void verdict_emit(struct sock *sk, struct verdict_store *vs)
 	e->family = c->skc_family;
 	e->sport = c->skc_num;
 	e->dport = bpf_ntohs(c->skc_dport);
-	if (c->skc_family == AF_INET6) {
-		for (int i = 0; i < 4; i++) {
-			((__u32 *)e->saddr)[i] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[i];
-			((__u32 *)e->daddr)[i] = c->skc_v6_daddr.in6_u.u6_addr32[i];
-		}
-	} else {
-		*(__u32 *)e->saddr = c->skc_rcv_saddr;
-		*(__u32 *)e->daddr = c->skc_daddr;
-	}
-	for (int i = 0; i < CUBIC_NAME_MAX; i++)
-		e->instance[i] = instance_name[i];
+	fill_endpoints(c, e->saddr, e->daddr, e->instance);
 	bpf_ringbuf_submit(e, 0);
 	count(CUBIC_CNT_EVENTS, 1);
 }
