@@ -83,7 +83,8 @@ static __always_inline __u64 verdict_begin(struct sock *sk, __u32 flags, __u64 t
 		return 0;
 	if (!vs->flow_id)
 		vs->flow_id = __sync_fetch_and_add(&verdict_next_id, 1) + 1;
-	if (!(flags & CUBIC_EV_ENDS_SLOW_START))
+	/* verdict=0: the exit keeps its flow id, the flow is not measured */
+	if (!(flags & CUBIC_EV_ENDS_SLOW_START) || !cubic_tun_verdict(get_tunables()))
 		return vs->flow_id;
 	/* the kernel's windowed minimum (tcp_min_rtt()), else HyStart's */
 	min_rtt = tp->rtt_min.s[0].v;

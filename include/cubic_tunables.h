@@ -83,7 +83,9 @@
 	X(predict_policer, 0, 0, 1, "bool",                                                        \
 	  "PREDICT: a slow-start loss with no queue and a collapsed delivery settles at its BDP") \
 	X(premature_ratio, 800, 1, 10000, "/1000",                                                 \
-	  "verdict: an exit below this x the path's BDP is premature (800: 0.8)")
+	  "verdict: an exit below this x the path's BDP is premature (800: 0.8)")                \
+	X(verdict, 1, 0, 1, "bool",                                                                \
+	  "verdict: measure the path after each slow-start exit and judge it (0: no measurement)")
 
 /* Index of each tunable, in table order. */
 enum cubic_tunable_id {

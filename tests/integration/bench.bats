@@ -40,6 +40,9 @@ assert_clean() {
 	local n
 	[ ! -e "/run/netns/$NAME-a" ] || { echo "namespace $NAME-a is left" >&2; return 1; }
 	[ ! -e "/run/netns/$NAME-b" ] || { echo "namespace $NAME-b is left" >&2; return 1; }
+	for n in snd rtr rcv; do
+		[ ! -e "/run/netns/${NAME}v-$n" ] || { echo "the verdict's path ${NAME}v ($n) is left" >&2; return 1; }
+	done
 	for n in "$NAME" "${NAME}f"; do
 		assert_gone "$n"
 		# the kernel frees an unregistered struct_ops map a moment later
@@ -76,12 +79,18 @@ assert_clean() {
 	[[ "$output" == *"ns per ACK = sum of run_time_ns over all programs / bc_pkts_acked run_cnt"* ]]
 	[[ "$output" == *"ns per ACK = sum of run_time_ns over all programs / bc_cong_control run_cnt"* ]]
 	[[ "$output" == *"| cubic Gbit/s | exact Gbit/s | fast Gbit/s |"* ]]
-	[ "$(grep -c '^| bpf_cubic \(exact\|fast\) | [0-9]' <<<"$output")" -eq 2 ] # with tracing
+	[ "$(sed -n '/^### With tracing/,/^### The exit/p' <<<"$output" | grep -c '^| bpf_cubic \(exact\|fast\) | [0-9]')" -eq 2 ]
 	[ "$(jq '.cubic.goodput_bps | length' "$j")" -eq 7 ]
 	[ "$(jq '.exact.goodput_bps | length' "$j")" -eq 7 ]
 	[ "$(jq '.fast.goodput_bps | length' "$j")" -eq 7 ]
 	[ "$(jq -r '.exact.per_ack_program' "$j")" = bc_pkts_acked ]
 	[ "$(jq -r '.fast.per_ack_program' "$j")" = bc_cong_control ]
+	# the verdict's measurement, on and off, for each datapath: both figures, and
+	# the verdict=1 runs' flows (2 in --quick) each measured to its close
+	for d in exact fast; do
+		jq -e --arg d "$d" '.[$d].ns_per_ack_verdict | (.on | tonumber) > 0 and (.off | tonumber) > 0' "$j"
+		grep -E "^\| bpf_cubic $d \| [0-9]+ \| [0-9]+ \| [-+][0-9]+ \| 2 verdicts, 2 measured to the close" <<<"$output"
+	done
 	# the keys of a bench without datapaths are the exact datapath's
 	jq -e '.goodput_bps.bpf_cubic == .exact.goodput_bps and .ratio == .exact.ratio' "$j"
 	below=0

@@ -189,6 +189,34 @@ verdict_flow() {
 	[ "$(jq -r .verdict <<<"$VERDICT")" != premature ]
 }
 
+@test "verdict=0: the exit keeps its flow id, no flow is measured or judged; verdict=1 judges again" {
+	for dp in exact fast; do
+		instance_unload "$NAME" || true
+		"$CUBICCTL" load --name "$NAME" --datapath "$dp" verdict=0
+		start_trace --json --port 5201
+		bulk "$P" "$NAME" 4 "$BATS_TEST_TMPDIR/c.json"
+		sleep 0.5
+		stop_trace
+		cat "$BATS_TEST_TMPDIR/trace.out"
+		# an exit that ended slow start, with its flow id, and no verdict at all
+		jq -e -s 'map(select(.record == "exit" and .flow_id >= 1 and
+			(.ack_train or .delay or .loss))) | length >= 1' "$BATS_TEST_TMPDIR/trace.out"
+		[ "$(jq -s 'map(select(.record == "verdict")) | length' "$BATS_TEST_TMPDIR/trace.out")" -eq 0 ]
+		for w in unknown premature ok overshoot; do
+			[ "$(counter "$NAME" "verdicts_$w")" -eq 0 ]
+		done
+		# live: the next flow's exit is judged again
+		"$CUBICCTL" set --name "$NAME" verdict=1
+		start_trace --json --port 5201
+		bulk "$P" "$NAME" 4 "$BATS_TEST_TMPDIR/c.json"
+		sleep 0.5
+		stop_trace
+		[ "$(jq -s 'map(select(.record == "verdict")) | length' "$BATS_TEST_TMPDIR/trace.out")" -eq 1 ]
+		[ "$(counter "$NAME" verdicts_ok)" -eq 1 ] || [ "$(counter "$NAME" verdicts_overshoot)" -eq 1 ] ||
+			[ "$(counter "$NAME" verdicts_premature)" -eq 1 ] || [ "$(counter "$NAME" verdicts_unknown)" -eq 1 ]
+	done
+}
+
 @test "an idle trace says it is waiting" {
 	"$CUBICCTL" load --name "$NAME"
 	start_trace

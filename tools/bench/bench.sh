@@ -17,7 +17,7 @@
 # them; namespaces and the impossible-window watch are tools/lib/netns.sh's.
 #
 # usage: tools/bench/bench.sh [--runs N] [--duration S] [--flows "1 16 256"]
-#                             [--flow-runs N] [--quick] [--out FILE] [--json FILE]
+#                             [--flow-runs N] [--verdict-runs N] [--quick] [--out FILE] [--json FILE]
 #                             [--name NAME] [--datapaths "exact fast"]
 #                             [--min-ratio R] [--no-perf] [--offload on|off] [--cpus C,S|off]
 #                             [--floor|--no-floor]
@@ -43,7 +43,11 @@ usage() {
   --duration S    seconds per run (default 5)
   --flows LIST    parallel flows for the many-flows table (default "1 16 256")
   --flow-runs N   rounds per flow count above 1 (default 3)
-  --quick         CI size (~65 s): --runs 5 --duration 2 --flows "1 16" --flow-runs 1 --no-perf
+  --verdict-runs N  pairs of 1-flow runs with verdict=1 and verdict=0 on a
+                  100 Mbit/s x 100 ms pathemu path NAMEv, bpf_stats on (default
+                  3; 0 skips them): the exit verdict's measurement, on and off
+  --quick         CI size (~90 s): --runs 5 --duration 2 --flows "1 16" --flow-runs 1
+                  --verdict-runs 2 --no-perf
   --out FILE      also write the report there
   --json FILE     also write the key figures as JSON
   --name NAME     1-14 letters, digits or _ (default bcb<pid>): the exact datapath's
@@ -82,7 +86,7 @@ log() {
 CMDLINE=$(printf '%q ' "$0" "$@")
 CMDLINE=${CMDLINE% }
 unset FLOWS
-RUNS='' DURATION='' FLOW_RUNS='' OUT='' JSON='' NAME='' MIN_RATIO='' QUICK=0 PERF='' OFFLOAD=on CPUS=0,0 FLOOR=
+RUNS='' DURATION='' FLOW_RUNS='' VERDICT_RUNS='' OUT='' JSON='' NAME='' MIN_RATIO='' QUICK=0 PERF='' OFFLOAD=on CPUS=0,0 FLOOR=
 DATAPATHS_ARG='exact fast'
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -90,6 +94,7 @@ while [ $# -gt 0 ]; do
 	--duration) DURATION=${2:?--duration needs a value}; shift ;;
 	--flows) FLOWS=${2?--flows needs a value}; shift ;;
 	--flow-runs) FLOW_RUNS=${2:?--flow-runs needs a value}; shift ;;
+	--verdict-runs) VERDICT_RUNS=${2:?--verdict-runs needs a value}; shift ;;
 	--out) OUT=${2:?--out needs a file}; shift ;;
 	--json) JSON=${2:?--json needs a file}; shift ;;
 	--name) NAME=${2:?--name needs a value}; shift ;;
@@ -107,9 +112,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 if [ "$QUICK" = 1 ]; then
-	: "${RUNS:=5}" "${DURATION:=2}" "${FLOWS=1 16}" "${FLOW_RUNS:=1}" "${PERF:=0}"
+	: "${RUNS:=5}" "${DURATION:=2}" "${FLOWS=1 16}" "${FLOW_RUNS:=1}" "${PERF:=0}" "${VERDICT_RUNS:=2}"
 fi
-: "${RUNS:=15}" "${DURATION:=5}" "${FLOWS=1 16 256}" "${FLOW_RUNS:=3}" "${PERF:=1}"
+: "${RUNS:=15}" "${DURATION:=5}" "${FLOWS=1 16 256}" "${FLOW_RUNS:=3}" "${PERF:=1}" "${VERDICT_RUNS:=3}"
 # the dispatch floor comes with the perf profile unless --no-floor
 [ -n "$FLOOR" ] || FLOOR=$PERF
 NAME=${NAME:-bcb$$}
@@ -118,6 +123,8 @@ posint() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
 posint "$RUNS" || { echo "bench.sh: --runs: '$RUNS' is not a positive integer" >&2; exit 2; }
 posint "$DURATION" || { echo "bench.sh: --duration: '$DURATION' is not a positive integer" >&2; exit 2; }
 posint "$FLOW_RUNS" || { echo "bench.sh: --flow-runs: '$FLOW_RUNS' is not a positive integer" >&2; exit 2; }
+[[ $VERDICT_RUNS =~ ^[0-9]+$ ]] && [ "$VERDICT_RUNS" -le 100 ] ||
+	{ echo "bench.sh: --verdict-runs: '$VERDICT_RUNS' is not in 0..100" >&2; exit 2; }
 for p in $FLOWS; do
 	{ posint "$p" && [ "$p" -le 1024 ]; } || { echo "bench.sh: --flows: '$p' is not in 1..1024" >&2; exit 2; }
 done
@@ -157,6 +164,7 @@ fi
 	{ echo "bench.sh: --min-ratio: '$MIN_RATIO' is not a number" >&2; exit 2; }
 NS_A=$NAME-a
 NS_B=$NAME-b
+VPATH=${NAME}v # the verdict's pathemu path: VPATH-snd, -rtr, -rcv
 
 # ---------------------------------------------------------------- checks
 
@@ -175,7 +183,7 @@ if [ "$FLOOR" = 1 ]; then
 	[ -f "$FLOOR_OBJ" ] || die "$FLOOR_OBJ is missing; run make first"
 	! registered "${CC[floor]}" || die "${CC[floor]} is already registered (another bench.sh --floor?)"
 fi
-for ns in "$NS_A" "$NS_B"; do
+for ns in "$NS_A" "$NS_B" "$VPATH-snd" "$VPATH-rtr" "$VPATH-rcv"; do
 	! netns_exists "$ns" || die "namespace $ns already exists; pick another --name"
 done
 
@@ -190,6 +198,7 @@ STATS_TOUCHED=0
 TRACE_PID=
 PERF_PID=
 FLOOR_REG=0
+VPATH_UP=0
 NOFILE_PREV=$(ulimit -n)
 
 # shellcheck disable=SC2317 # called from the EXIT trap
@@ -206,6 +215,7 @@ cleanup() {
 		wait "$TRACE_PID" 2>/dev/null
 	fi
 	netns_del "$NS_A" "$NS_B"
+	[ "$VPATH_UP" = 0 ] || path_down "$VPATH"
 	wait 2>/dev/null
 	for inst in "${LOADED[@]}"; do
 		instance_unload "$inst" || echo "bench.sh: could not unload $inst" >&2
@@ -301,16 +311,20 @@ fi
 # checked them. With LOG, a line about the run goes to stderr after LOG.
 run_iperf() {
 	local algo=$1 flows=$2 kind=$3 idx=$4 cc=${CC[$1]} k i per rc=0 dir
+	# (the verdict's runs set RUN_NS, RUN_ADDR and RUN_BOUND: a pathemu path, not pinned)
+	local ns=${RUN_NS:-$NS_A} addr=${RUN_ADDR:-$ADDR_B} bound=${RUN_BOUND:-$WINDOW_BOUND}
+	local -a pin=()
+	[ -n "${RUN_NS:-}" ] || [ -z "$CPUS" ] || pin=(-A "$CPUS")
 	local -a pids=() log=()
 	[ $# -lt 5 ] || log=(--log "$5")
 	dir=$(mktemp -d "$TMP/run.XXXXXX")
 	k=$(((flows + MAX_P - 1) / MAX_P))
-	watch_start "$NS_A" "$WINDOW_BOUND" "$cc -P $flows" "$WATCH_CPU" 0.2 || die "tools/soak/tcpwatch.py did not start"
+	watch_start "$ns" "$bound" "$cc -P $flows" "$WATCH_CPU" 0.2 || die "tools/soak/tcpwatch.py did not start"
 	head -n 1 /proc/stat >"$dir/stat.0"
 	for ((i = 0; i < k; i++)); do
 		per=$((flows / k + (i < flows % k ? 1 : 0)))
-		timeout $((DURATION + 60)) ip netns exec "$NS_A" \
-			iperf3 -c "$ADDR_B" -p $((PORT0 + i)) -t "$DURATION" -C "$cc" -P "$per" ${CPUS:+-A "$CPUS"} -J \
+		timeout $((DURATION + 60)) ip netns exec "$ns" \
+			iperf3 -c "$addr" -p $((PORT0 + i)) -t "$DURATION" -C "$cc" -P "$per" "${pin[@]}" -J \
 			>"$dir/c$i.json" 2>"$dir/c$i.err" &
 		pids+=($!)
 	done
@@ -319,7 +333,7 @@ run_iperf() {
 	done
 	head -n 1 /proc/stat >"$dir/stat.1"
 	watch_stop || die "impossible window during iperf3 -C $cc -P $flows (docs/IMPOSSIBLE_WINDOWS.md)"
-	report check "$dir" --cc "$cc" --flows "$flows" --bound "$WINDOW_BOUND" --rc "$rc" --kind "$kind" "${log[@]}" ||
+	report check "$dir" --cc "$cc" --flows "$flows" --bound "$bound" --rc "$rc" --kind "$kind" "${log[@]}" ||
 		exit 1
 	printf '%s\t%s\t%s\t%s\t%s\n' "$kind" "$algo" "$flows" "$idx" "${dir##*/}" >>"$TMP/runs.tsv"
 }
@@ -441,6 +455,47 @@ for d in $DATAPATHS; do
 	fi
 done
 
+# The exit verdict's measurement, on and off (issue 21). On the veth above a
+# flow is not cwnd-limited after its exit (TSQ holds it back), so its
+# measurement ends within 4 rounds: the p1 runs are the cost of a flow whose
+# verdict is written. Here a flow that is measured all the time: a pathemu path
+# of 100 Mbit/s x 100 ms with a 4-BDP buffer, and the ACK train a hair trigger
+# (ack_train_shift=10 hystart_low_window=2): slow start ends within a few
+# rounds and congestion avoidance does not fill the buffer before the run
+# ends, so verdict=1 measures from the exit to the close. VERDICT_RUNS pairs
+# of runs, verdict=1 and verdict=0 in rotating order, bpf_stats on; a trace
+# keeps the verdicts (trace.verdict.DATAPATH.jsonl), which say how long.
+if [ "$VERDICT_RUNS" -gt 0 ]; then
+	log "the verdict's measurement: path $VPATH (100 Mbit/s x 100 ms, 4-BDP buffer)"
+	path_up "$VPATH" 100mbit 100ms 4bdp || die "pathemu start failed for $VPATH"
+	VPATH_UP=1
+	netns_iperf_server "$VPATH-rcv" "$PORT0" || die "the iperf3 server in $VPATH-rcv did not start"
+	RUN_NS=$VPATH-snd RUN_ADDR=10.77.2.2 RUN_BOUND=$(window_bound "$PATH_BDP" "$PATH_BUF")
+	for d in $DATAPATHS; do
+		"$CUBICCTL" set --name "${CC[$d]}" ack_train_shift=10 hystart_low_window=2 >/dev/null
+		"$CUBICCTL" trace --name "${CC[$d]}" --json >"$TMP/trace.verdict.$d.jsonl" 2>"$TMP/trace.err" &
+		TRACE_PID=$!
+		sleep 0.5
+		kill -0 "$TRACE_PID" 2>/dev/null || die "cubicctl trace exited: $(head -n 1 "$TMP/trace.err")"
+		for ((r = 1; r <= VERDICT_RUNS; r++)); do
+			for v in $(rotated $((r - 1)) 1 0); do
+				log "bpf_stats run, $d, 1 flow on $VPATH, verdict=$v ($r/$VERDICT_RUNS)"
+				"$CUBICCTL" set --name "${CC[$d]}" verdict="$v" >/dev/null
+				stats_run "$d" 1 "$d.v$v.$r"
+				sleep 0.3
+			done
+		done
+		sleep 0.5
+		kill_wait -INT "$TRACE_PID"
+		wait "$TRACE_PID" 2>/dev/null || true
+		TRACE_PID=
+		"$CUBICCTL" set --name "${CC[$d]}" ack_train_shift=default hystart_low_window=default verdict=default >/dev/null
+	done
+	unset RUN_NS RUN_ADDR RUN_BOUND
+	path_down "$VPATH"
+	VPATH_UP=0
+fi
+
 PERF_NOTE=
 if [ "$PERF" = 1 ] && perf_works; then
 	for ((r = 1; r <= PERF_RUNS; r++)); do
@@ -487,8 +542,8 @@ done
 # What the report needs to know of the run, for tools/bench/report.py
 {
 	printf 'cmdline=%s\n' "$CMDLINE"
-	printf 'name=%s\ndatapaths=%s\nruns=%s\nduration=%s\nflows=%s\nflow_runs=%s\n' \
-		"$NAME" "$DATAPATHS" "$RUNS" "$DURATION" "$FLOWS" "$FLOW_RUNS"
+	printf 'name=%s\ndatapaths=%s\nruns=%s\nduration=%s\nflows=%s\nflow_runs=%s\nverdict_runs=%s\n' \
+		"$NAME" "$DATAPATHS" "$RUNS" "$DURATION" "$FLOWS" "$FLOW_RUNS" "$VERDICT_RUNS"
 	for a in "${!CC[@]}"; do printf 'cc_%s=%s\n' "$a" "${CC[$a]}"; done
 	printf 'perf=%s\nfloor=%s\nperf_note=%s\nperf_freq=%s\nperf_runs=%s\n' \
 		"$PERF" "$([ "$FLOOR" = 1 ] && [ -z "$PERF_NOTE" ] && echo 1 || echo 0)" "$PERF_NOTE" "$PERF_FREQ" "$PERF_RUNS"

@@ -204,6 +204,7 @@ class Bench:
         self.runs_n, self.duration = int(m["runs"]), int(m["duration"])
         self.flows = [int(p) for p in m["flows"].split()]
         self.flow_runs = int(m["flow_runs"])
+        self.verdict_runs = int(m.get("verdict_runs", 0))
         self.perf_on, self.floor_on = m["perf"] == "1", m["floor"] == "1"
         self.perf_note = m.get("perf_note", "")
         self.perf_freq, self.perf_runs = int(m["perf_freq"]), int(m["perf_runs"])
@@ -259,6 +260,34 @@ class Bench:
     def trace_note(self, dp):
         return read(os.path.join(self.d, f"trace_note.{dp}"), "").strip()
 
+    def ns_per_ack_median(self, dp, v):
+        """The median ns per ACK of the verdict=V runs of DATAPATH (bench.sh --verdict-runs)."""
+        xs = [float(x) for x in (self.ns_per_ack(f"{dp}.v{v}.{r}") for r in range(1, self.verdict_runs + 1))
+              if x != "n/a"]
+        m = stats.median(xs)
+        return "n/a" if m is None else f"{m:.0f}"
+
+    def verdicts(self, dp):
+        """The verdict records of the verdict runs of DATAPATH (their trace)."""
+        out = []
+        for line in read(os.path.join(self.d, f"trace.verdict.{dp}.jsonl"), "").splitlines():
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if r.get("record") == "verdict":
+                out.append(r)
+        return out
+
+    def verdict_note(self, dp):
+        """How long the verdict=1 runs' flows were measured: how many to their close, and ACKs."""
+        vs = self.verdicts(dp)
+        if not vs:
+            return "no verdict traced"
+        closed = sum(1 for v in vs if v.get("end") == "closed")
+        acks = stats.median([v.get("samples") or 0 for v in vs])
+        return f"{len(vs)} verdicts, {closed} measured to the close; median {acks:.0f} ACKs measured"
+
     # -- perf runs
     def perf_ns(self, algo, fields):
         ps = [r.perf() for r in self.of(f"perf-{algo}", algo)]
@@ -274,7 +303,7 @@ class Bench:
 
     # -- the figures
     def figures(self):
-        F = {"g": {}, "cp": {}, "cs": {}, "rt": {}, "r": {}, "ci": {}, "ns": {}, "ns_trace": {}}
+        F = {"g": {}, "cp": {}, "cs": {}, "rt": {}, "r": {}, "ci": {}, "ns": {}, "ns_trace": {}, "ns_v1": {}, "ns_v0": {}}
         for a in self.algos:
             F["g"][a] = stats.median_min_max(self.goodput("main", a))
             F["cp"][a] = stats.median(self.cpu_per_gb("main", a, "cpu_s"))
@@ -287,7 +316,17 @@ class Bench:
             F["ci"][d] = f"{ci[0]:.3f}-{ci[1]:.3f}" if ci else "n/a"
             F["ns"][d] = self.ns_per_ack(f"{d}.p1")
             F["ns_trace"][d] = self.trace_note(d) or self.ns_per_ack(f"{d}.trace")
+            F["ns_v1"][d] = self.ns_per_ack_median(d, 1) if self.verdict_runs else "n/a"
+            F["ns_v0"][d] = self.ns_per_ack_median(d, 0) if self.verdict_runs else "n/a"
         return F
+
+
+def ns_diff(a, b):
+    """a - b of two ns-per-ACK figures, signed; n/a if either is."""
+    try:
+        return f"{int(a) - int(b):+d}"
+    except (TypeError, ValueError):
+        return "n/a"
 
 
 def ratio_of(a, b):
@@ -489,7 +528,8 @@ def dp_json(B, F, d):
             "ratio": {"median": as_number(r[0]), "min": as_number(r[1]), "max": as_number(r[2]), "ci95": F["ci"][d]},
             "gbps_median": as_number(gbps(F["g"][d][0])), "goodput_bps": B.goodput("main", d),
             "cpu_s_per_gb": {"processes": as_number(f3(F["cp"][d])), "machine": as_number(f3(F["cs"][d]))},
-            "ns_per_ack": F["ns"][d], "ns_per_ack_trace": F["ns_trace"][d], "flows": flows}
+            "ns_per_ack": F["ns"][d], "ns_per_ack_trace": F["ns_trace"][d],
+            "ns_per_ack_verdict": {"on": F["ns_v1"][d], "off": F["ns_v0"][d]}, "flows": flows}
 
 
 def bench_json(B, F):
@@ -502,6 +542,7 @@ def bench_json(B, F):
            "gbps_median": {"cubic": cubic_g, "bpf_cubic": ex.get("gbps_median")},
            "goodput_bps": {"cubic": B.goodput("main", "cubic"), "bpf_cubic": ex.get("goodput_bps")},
            "ns_per_ack": ex.get("ns_per_ack"), "ns_per_ack_trace": ex.get("ns_per_ack_trace"),
+           "ns_per_ack_verdict": ex.get("ns_per_ack_verdict"),
            "flows": ex.get("flows"),
            "cubic": {"gbps_median": cubic_g, "goodput_bps": B.goodput("main", "cubic"),
                      "cpu_s_per_gb": {"processes": as_number(f3(F["cp"]["cubic"])),
@@ -519,6 +560,16 @@ def cmd_report(a):
     lines += ["", "### With tracing", "",
               md_table(["ns per ACK", "no trace", "`cubicctl trace --name NAME --json > /dev/null` running"],
                        [[LABEL[d], F["ns"][d], F["ns_trace"][d]] for d in B.datapaths], "lrr")]
+    if B.verdict_runs:
+        lines += ["", "### The exit verdict's measurement", "",
+                  f"{B.verdict_runs} pairs of 1-flow runs ({B.duration} s) on a 100 Mbit/s x 100 ms path (4-BDP buffer),",
+                  "the ACK train a hair trigger so that slow start ends within a few rounds and the flow is",
+                  "measured from its exit to its close; `verdict=1` (the default) and `verdict=0` in turn.",
+                  "Median ns per ACK (bpf_stats) of each; once a flow's verdict is written its ACKs cost",
+                  "what `verdict=0` costs (one load and a branch).", "",
+                  md_table(["ns per ACK", "verdict=1, measuring", "verdict=0", "difference", "the verdict=1 flows"],
+                           [[LABEL[d], F["ns_v1"][d], F["ns_v0"][d], ns_diff(F["ns_v1"][d], F["ns_v0"][d]),
+                             B.verdict_note(d)] for d in B.datapaths], "lrrrl")]
     if B.perf_on:
         lines += perf_section(B)
     if B.flows:
