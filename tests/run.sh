@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 pass=0
 fail=0
 skip=0
+times=()	# each integration suite's run time, printed at the end
 failed=()	# what failed, named again at the end (a CI log keeps only its tail)
 
 run_unit() {
@@ -101,7 +102,10 @@ run_integration() {
 			filter=(--filter "$line")
 		fi
 		out=$(mktemp)
+		t0=$SECONDS
 		BCT_QUICK=${QUICK:-} bats --tap "${filter[@]}" "$s" 2>&1 | tee "$out"
+		times+=("$(basename "$s" .bats)=$((SECONDS - t0))")
+		echo "== $(basename "$s"): $((SECONDS - t0)) s"
 		pass=$((pass + $(grep -cE '^ok [0-9]+ ' "$out" | tr -d ' ') - $(grep -cE '^ok [0-9]+ .*# skip' "$out")))
 		skip=$((skip + $(grep -cE '^ok [0-9]+ .*# skip' "$out")))
 		fail=$((fail + $(grep -cE '^not ok [0-9]+ ' "$out")))
@@ -128,5 +132,10 @@ esac
 for f in "${failed[@]}"; do
 	echo "FAILED: $f"
 done
+if [ ${#times[@]} -gt 0 ]; then
+	printf 'suite times, s:'
+	printf ' %s' "${times[@]}"
+	printf '; tests/run.sh %s s\n' "$SECONDS"
+fi
 echo "total: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
