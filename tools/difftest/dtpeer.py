@@ -454,6 +454,16 @@ class Peer:
         else:
             raise RuntimeError("not established")
         self.read_all()
+        # The handshake is the flow's first RTT sample: srtt, the RTO and the
+        # pacing rate start from it. A SYN or SYN-ACK that left late on a busy
+        # host (CI-like run of 62cd319: 5 ms, pacing_rate 11 % apart at step 0)
+        # is a slip like a late step, retried, never a difference.
+        # (1 % of it, at least LATE_US: a fifth of pacing_rate's tolerance)
+        want = grid_next(t_syn + self.rtt) - t_syn
+        got = self.tcpinfo()["rtt"]
+        if not GUEST and abs(got - want) > max(LATE_US, want // 100) and self.slip is None:
+            self.slip = "the handshake took %d us, not %d" % (got, want)
+            raise Slip(self.slip)
         self.mss_seen = self.tcpinfo()["snd_mss"]
         if self.mss_seen != self.mss:
             raise RuntimeError("snd_mss %d, expected %d" % (self.mss_seen, self.mss))
