@@ -9,34 +9,7 @@
  * predict_no_storage). Every record of a flow that ran PREDICT carries its
  * estimate (CUBIC_EV_PREDICT_RAN), whichever rule ended the slow start.
  */
-#include "predict_core.h"
-
-struct predict_store {
-	struct predict_state st;
-	__u64 set_us; /* tcp clock when the target was set */
-	__u64 user_max; /* sk_max_pacing_rate before PREDICT capped it */
-	__u8 capped;  /* the fill's cap is on (SO_MAX_PACING_RATE) */
-	__u8 cap_applied; /* it was set (the record's predict_capped) */
-	__u8 paced;   /* PREDICT turned the kernel's pacing on */
-	__u8 after;   /* the first slow start is over by a reduction or a restart */
-	__u8 fill_at_reduction; /* the last reduction began during the fill */
-	__u8 jump_n;  /* RTT samples in a row above the delay threshold since the jump */
-	__u8 pad[2];
-	/* the jump (predict_jump): cwnd before and after it (0: none), tp->delivered at it */
-	__u32 jump_from;
-	__u32 jump_cwnd;
-	__u32 jump_delivered;
-	/* the least of those samples; set in jump_rtt when they ended the fill */
-	__u32 jump_least;
-	__u32 jump_rtt;
-	/* Safe Retreat: PipeSize at the loss, packets, and the ssthresh it set (0: none) */
-	__u32 retreat_pipe;
-	__u32 retreat;
-	/* predict_policer: the loss's delivery rate and RTT, the ssthresh it set (0: none) */
-	__u64 pol_rate;
-	__u32 pol_rtt_us;
-	__u32 pol_ssthresh;
-};
+#include "cubic_stores.h" /* struct predict_store */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);

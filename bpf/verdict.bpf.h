@@ -33,15 +33,7 @@
  * the kernel skipped (docs/IMPOSSIBLE_WINDOWS.md; the guard redoes it) is not
  * seen as the congestion event: that measurement ends later, as a bound.
  */
-#include "verdict_core.h"
-
-struct verdict_store {
-	struct verdict_state v;
-	__u64 flow_id;	   /* this instance's id of the flow, in both records */
-	__u64 exit_ts_ns;  /* the judged exit record's ts_ns */
-	__u32 exit_flags;  /* its reasons (CUBIC_EV_*) */
-	__u32 exit_ssthresh;
-};
+#include "cubic_stores.h" /* struct verdict_store */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The values of bpf_cubic's socket-storage maps (predict_store,
+ * bpf/rule_predict.bpf.h; verdict_store, bpf/verdict.bpf.h), here so that
+ * the flows iterator (bpf/flows.bpf.c) reads them with the layout they are
+ * written with. No kernel types.
+ */
+#ifndef CUBIC_STORES_H
+#define CUBIC_STORES_H
+
+#include "predict_core.h"
+#include "verdict_core.h"
+
+struct predict_store {
+	struct predict_state st;
+	__u64 set_us; /* tcp clock when the target was set */
+	__u64 user_max; /* sk_max_pacing_rate before PREDICT capped it */
+	__u8 capped;  /* the fill's cap is on (SO_MAX_PACING_RATE) */
+	__u8 cap_applied; /* it was set (the record's predict_capped) */
+	__u8 paced;   /* PREDICT turned the kernel's pacing on */
+	__u8 after;   /* the first slow start is over by a reduction or a restart */
+	__u8 fill_at_reduction; /* the last reduction began during the fill */
+	__u8 jump_n;  /* RTT samples in a row above the delay threshold since the jump */
+	__u8 pad[2];
+	/* the jump (predict_jump): cwnd before and after it (0: none), tp->delivered at it */
+	__u32 jump_from;
+	__u32 jump_cwnd;
+	__u32 jump_delivered;
+	/* the least of those samples; set in jump_rtt when they ended the fill */
+	__u32 jump_least;
+	__u32 jump_rtt;
+	/* Safe Retreat: PipeSize at the loss, packets, and the ssthresh it set (0: none) */
+	__u32 retreat_pipe;
+	__u32 retreat;
+	/* predict_policer: the loss's delivery rate and RTT, the ssthresh it set (0: none) */
+	__u64 pol_rate;
+	__u32 pol_rtt_us;
+	__u32 pol_ssthresh;
+};
+
+struct verdict_store {
+	struct verdict_state v;
+	__u64 flow_id;	   /* this instance's id of the flow, in both records */
+	__u64 exit_ts_ns;  /* the judged exit record's ts_ns */
+	__u32 exit_flags;  /* its reasons (CUBIC_EV_*) */
+	__u32 exit_ssthresh;
+};
+
+/* the maps' names, as the kernel reports them (bpf_map_info.name) */
+#define CUBIC_MAP_PREDICT_STORE "predict_store"
+#define CUBIC_MAP_VERDICT_STORE "verdict_store"
+
+#endif /* CUBIC_STORES_H */
