@@ -40,7 +40,7 @@ endif
 CTL_SRCS := $(wildcard src/*.c)
 CTL_OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(CTL_SRCS))
 HDRS	 := $(wildcard include/*.h) $(wildcard src/*.h)
-SKEL	 := $(OUT)/bpf_cubic.skel.h $(OUT)/attach.skel.h
+SKEL	 := $(OUT)/bpf_cubic.skel.h $(OUT)/attach.skel.h $(OUT)/flows.skel.h
 DEPS_BUILD := $(OUT)/.deps-build
 DEPS_TEST  := $(OUT)/.deps-test
 DEPS_EVAL  := $(OUT)/.deps-eval
@@ -119,6 +119,20 @@ $(OUT)/attach.bpf.o: $(OUT)/attach.tmp.o
 $(OUT)/attach.skel.h: $(OUT)/attach.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name attach_bpf > $@.tmp && mv $@.tmp $@
+
+# cubicctl flows' iter/tcp program (src/cmd_flows.c)
+$(OUT)/flows.tmp.o: bpf/flows.bpf.c include/flows_abi.h include/cubic_stores.h \
+		    include/flow_core.h include/predict_core.h include/verdict_core.h vmlinux.h | $(DEPS_BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Wno-unused-function -c $< -o $@
+
+$(OUT)/flows.bpf.o: $(OUT)/flows.tmp.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(OUT)/flows.skel.h: $(OUT)/flows.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name flows_bpf > $@.tmp && mv $@.tmp $@
 
 $(OUT)/%.o: src/%.c $(HDRS) $(SKEL) | $(DEPS_BUILD)
 	$(call msg,CC,$@)

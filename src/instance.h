@@ -64,6 +64,11 @@ int instance_unregister(int ops_fd, const char *name);
 int instance_find_unpinned(const char *name);
 /* The datapath of an opened instance, -1 if unknown. */
 int instance_datapath(const struct instance *in);
+/*
+ * The fd of the map named map_name that the programs of a registered
+ * instance use (its socket storage, which is not pinned), or -ENOENT.
+ */
+int instance_prog_map_fd(const struct instance *in, const char *map_name);
 /* The argument count of this kernel's tcp_congestion_ops.cong_control, -1 if unknown. */
 int kstate_cong_control_args(void);
 

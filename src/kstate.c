@@ -297,3 +297,88 @@ const char *rule_refused(int dp, __u32 v, char *buf, size_t len)
 		return NULL;
 	return rule_refusal(r, map, buf, len);
 }
+
+/*
+ * The programs of a registered ops map: the kernel keeps each program's id in
+ * the map's value where the function pointer goes (bpf_struct_ops_map_update_elem()
+ * "put prog_id to udata"), at the offsets of tcp_congestion_ops' function
+ * pointers read from vmlinux BTF. Their maps (bpf_prog_info.map_ids) are the
+ * instance's, the unpinned ones included: the map named map_name's fd, or -ENOENT.
+ */
+int instance_prog_map_fd(const struct instance *in, const char *map_name)
+{
+	const struct ops_layout *l = ops_layout();
+	__u32 data_off, data_t, zero = 0, seen[64], nseen = 0;
+	const struct btf_type *t;
+	const struct btf_member *m;
+	struct btf *btf = NULL;
+	char *val = NULL;
+	int found = -ENOENT;
+	__s32 id;
+
+	if (in->ops_fd < 0 || !l)
+		return -ENOENT;
+	btf = btf__load_vmlinux_btf();
+	val = calloc(1, l->value_size);
+	if (!btf || !val || bpf_map_lookup_elem(in->ops_fd, &zero, val) ||
+	    member_off(btf, l->value_type_id, "data", &data_off, &data_t))
+		goto out;
+	id = btf__find_by_name_kind(btf, "tcp_congestion_ops", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	if (!t)
+		goto out;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t) && found < 0; i++, m++) {
+		const struct btf_type *mt = btf__type_by_id(btf, m->type);
+		__u32 off = data_off + btf_member_bit_offset(t, (__u32)i) / 8, map_ids[32];
+		struct bpf_prog_info pinfo = {};
+		__u32 plen = sizeof(pinfo);
+		__u64 prog_id;
+		int pfd;
+
+		while (mt && btf_is_mod(mt))
+			mt = btf__type_by_id(btf, mt->type);
+		if (!mt || !btf_is_ptr(mt) || off + sizeof(prog_id) > l->value_size)
+			continue;
+		mt = btf__type_by_id(btf, mt->type);
+		if (!mt || !btf_is_func_proto(mt))
+			continue;
+		memcpy(&prog_id, val + off, sizeof(prog_id));
+		if (!prog_id || prog_id > UINT32_MAX)
+			continue;
+		pfd = bpf_prog_get_fd_by_id((__u32)prog_id);
+		if (pfd < 0)
+			continue;
+		pinfo.nr_map_ids = sizeof(map_ids) / sizeof(map_ids[0]);
+		pinfo.map_ids = (__u64)(unsigned long)map_ids;
+		if (bpf_obj_get_info_by_fd(pfd, &pinfo, &plen)) {
+			close(pfd);
+			continue;
+		}
+		close(pfd);
+		for (__u32 k = 0; k < pinfo.nr_map_ids && k < 32 && found < 0; k++) {
+			struct bpf_map_info minfo = {};
+			__u32 mlen = sizeof(minfo), s;
+			int mfd;
+
+			for (s = 0; s < nseen && seen[s] != map_ids[k]; s++)
+				;
+			if (s < nseen)
+				continue;
+			if (nseen < sizeof(seen) / sizeof(seen[0]))
+				seen[nseen++] = map_ids[k];
+			mfd = bpf_map_get_fd_by_id(map_ids[k]);
+			if (mfd < 0)
+				continue;
+			if (!bpf_obj_get_info_by_fd(mfd, &minfo, &mlen) &&
+			    !strcmp(minfo.name, map_name))
+				found = mfd;
+			else
+				close(mfd);
+		}
+	}
+out:
+	free(val);
+	btf__free(btf);
+	return found;
+}
