@@ -12,7 +12,7 @@
 # plausible fields, set/get round-trip, a bad value exits 2 and changes
 # nothing, unload leaves no struct_ops and no pin; then it loads preset search
 # and carries a lossy flow with SEARCH's socket storage, and the same for preset
-# predict, then predict-jump; an instance attached to a cgroup of its own
+# predict, then predict-jump; `flows` lists a running flow; an instance attached to a cgroup of its own
 # (cubicctl attach) carries a flow that did not ask for it. Then: no warning in dmesg
 # since the suite began. One line per check on stdout, "LABEL CHECK ok" or
 # "LABEL CHECK FAIL: why"; the details in FILE. Exit 1 if any check failed.
@@ -246,6 +246,29 @@ t_trace() {
 		fail "implausible record: $(head -c 300 "$f")"
 }
 
+# cubicctl flows (its iter/tcp object, which the kernel's verifier must take,
+# with the instance's socket-storage maps handed to it): a running flow is
+# listed once, with iperf3's own port, a cwnd, an mss and HyStart's rounds
+t_flows() {
+	local name=$1 out ip pid rc=0 rows
+	out=$TMP/flows-$name.json ip=$TMP/flows-iperf-$name.json
+	registered "$name" || fail "$name is not loaded" || return 1
+	timeout 30 ip netns exec "$P-a" iperf3 -c 10.98.0.2 -p "$PORT" -C "$name" -t 3 -b 20M -J \
+		>"$ip" 2>>"$LOG" &
+	pid=$!
+	sleep 1.5
+	"$CUBICCTL" -j flows --name "$name" --netns "$P-a" >"$out" 2>"$TMP/flows.err" || rc=$?
+	wait "$pid"
+	cat "$out" "$TMP/flows.err" >>"$LOG"
+	[ "$rc" -eq 0 ] || fail "flows exited $rc: $(tail -n 1 "$TMP/flows.err")" || return 1
+	rows=$(jq --argjson port "$PORT" '[.flows[] | select(.dport == $port)] | length' "$out")
+	[ "$rows" = 1 ] || fail "flows listed ${rows:-no} sockets to port $PORT, not 1" || return 1
+	jq -e --arg n "$name" --argjson port "$PORT" --slurpfile ip "$ip" '.flows[]
+		| select(.dport == $port) | .instance == $n and .cwnd > 0 and .mss > 0
+		and .sport == $ip[0].start.connected[0].local_port and .hystart.round >= 1' \
+		"$out" >/dev/null || fail "implausible row: $(head -c 300 "$out")"
+}
+
 t_set_get() {
 	local name=$1 got
 	"$CUBICCTL" set --name "$name" beta=600 >>"$LOG" 2>&1 || fail "set beta=600 failed" || return 1
@@ -391,6 +414,7 @@ for dp in exact fast; do
 	check "flow-$dp" t_flow "$n"
 	check "lossy-$dp" t_lossy "$n"
 	check "trace-$dp" t_trace "$n"
+	check "flows-$dp" t_flows "$n"
 	check "set-get-$dp" t_set_get "$n"
 	check "bad-set-$dp" t_bad_set "$n"
 	check "unload-$dp" t_unload "$n"
