@@ -7,10 +7,12 @@
  * socket-storage maps, found through its programs (instance_prog_map_fd())
  * and handed over before load with bpf_map__reuse_fd().
  *
- * An iter/tcp iterator walks the network namespace of the process that
- * creates it (bpf_iter_create()), so cubicctl creates one in its own and one
- * in each namespace named under /run/netns (ip netns), entering each with
- * setns(); --netns NAME reads that one only.
+ * An iter/tcp iterator walks the network namespace of the thread that
+ * creates its file (bpf_iter_create(): the kernel takes current's netns when
+ * it prepares the seq_file, not when the link is made), so cubicctl, one
+ * thread, makes one link and creates a file in its own namespace and then in
+ * each one named under /run/netns (ip netns), entered with setns(); --netns
+ * NAME reads that one only.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -20,8 +22,10 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/nsfs.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cubicctl.h"
@@ -92,7 +96,24 @@ static int add_row(struct rows *r, const struct cubic_flow *f, int inst, int ns,
 	return 0;
 }
 
-/* Namespaces to read: cubicctl's own, then each under /run/netns that is not one already taken. */
+/*
+ * fd is a network namespace. A name under /run/netns is an empty file until
+ * `ip netns add` has bind-mounted the namespace on it, and again once `ip
+ * netns del` has unmounted it: setns() on such a file fails (EINVAL). Once
+ * this holds, the open fd keeps the namespace alive, whatever happens to its
+ * name meanwhile.
+ */
+static bool is_netns(int fd)
+{
+	return ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNET;
+}
+
+/*
+ * Namespaces to read: cubicctl's own, then each under /run/netns that is a
+ * network namespace now and not one already taken (the same inode: two names
+ * of one namespace, or cubicctl's own). With only, that one; -ENOENT if there
+ * is no such name, -EINVAL if it is not a network namespace.
+ */
 static int netns_list(struct netns *ns, int max, const char *only)
 {
 	struct stat st, seen[MAX_NETNS];
@@ -106,6 +127,10 @@ static int netns_list(struct netns *ns, int max, const char *only)
 		ns[0].fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (ns[0].fd < 0)
 			return -errno;
+		if (!is_netns(ns[0].fd)) {
+			close(ns[0].fd);
+			return -EINVAL;
+		}
 		snprintf(ns[0].name, sizeof(ns[0].name), "%s", only);
 		return 1;
 	}
@@ -123,10 +148,10 @@ static int netns_list(struct netns *ns, int max, const char *only)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", NETNS_DIR, de->d_name);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st)) {
+		if (fd < 0 || fstat(fd, &st) || !is_netns(fd)) {
 			if (fd >= 0)
 				close(fd);
-			continue; /* gone meanwhile, or not a namespace */
+			continue; /* gone meanwhile, being added or deleted, or not a namespace */
 		}
 		for (int i = 0; i < n && !dup; i++)
 			dup = seen[i].st_dev == st.st_dev && seen[i].st_ino == st.st_ino;
@@ -474,6 +499,9 @@ int cmd_flows(int argc, char **argv)
 		if (o.netns && nns == -ENOENT) {
 			errmsg("--netns: no network namespace named '%s' (see 'ip netns list')",
 			       o.netns);
+			rc = EXIT_USAGE;
+		} else if (o.netns && nns == -EINVAL) {
+			errmsg("--netns: " NETNS_DIR "/%s is not a network namespace now", o.netns);
 			rc = EXIT_USAGE;
 		} else {
 			errmsg("can't open a network namespace: %s", strerror(-nns));
