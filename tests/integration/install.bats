@@ -218,7 +218,7 @@ complete_words() {
 	[ -z "$(ls -A "$ROOT")" ]
 }
 
-@test "bash completion: commands, options, keys, presets, datapaths, a loaded instance" {
+@test "bash completion: commands, options, keys, presets, datapaths, a loaded instance, a namespace" {
 	mk install DESTDIR="$ROOT" PREFIX=/usr >/dev/null
 	comp=$ROOT/usr/share/bash-completion/completions/cubicctl
 	bash -n "$comp"
@@ -227,7 +227,7 @@ complete_words() {
 	bin=$ROOT/usr/sbin/cubicctl
 
 	complete_words "$bin" ""
-	[ "$out" = "$(printf '%s\n' attach detach get help load set status trace unload)" ]
+	[ "$out" = "$(printf '%s\n' attach detach flows get help load set status trace unload)" ]
 	complete_words "$bin" -j st
 	[ "$out" = status ]
 	complete_words "$bin" --ver
@@ -276,6 +276,14 @@ complete_words() {
 	grep -qx "$NAME" <<<"$out"
 	complete_words "$bin" load --name "${NAME:0:6}"
 	[ -z "$out" ]
+	# flows: its options, and a named network namespace after --netns
+	complete_words "$bin" flows --
+	[ "$out" = "$(printf '%s\n' --help --json --name --netns --verbose)" ]
+	NS=${NAME}n
+	ip netns add "$NS"
+	complete_words "$bin" flows --netns "${NS:0:6}"
+	grep -qx "$NS" <<<"$out"
+	! grep -v "^${NS:0:6}" <<<"$out"
 	# through PATH, as an installed command is typed
 	PATH="$ROOT/usr/sbin:$PATH" complete_words cubicctl trace --d
 	[ "$out" = --duration ]

@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # bash completion for cubicctl(8): commands, each command's options, instance
-# names after --name, tunable keys (KEY=), presets after --preset and preset=,
-# datapaths after --datapath and load's datapath=, files after --config, and
-# the command after help.
+# names after --name, the named network namespaces after --netns, tunable
+# keys (KEY=), presets after --preset and preset=, datapaths after --datapath
+# and load's datapath=, files after --config, and the command after help.
 #
-# Everything but the instance names is read from the cubicctl being completed
-# ('help', 'help --markdown', 'help --reasons-json', 'COMMAND --help'), so it
-# follows that binary and needs no root. The instance names are the pin
-# folders under /sys/fs/bpf/cubicctl, which only root can list: as another
-# user --name completes nothing.
+# Everything but the instance and namespace names is read from the cubicctl
+# being completed ('help', 'help --markdown', 'help --reasons-json', 'COMMAND
+# --help'), so it follows that binary and needs no root. The instance names
+# are the pin folders under /sys/fs/bpf/cubicctl, which only root can list:
+# as another user --name completes nothing. The namespaces are the names in
+# /run/netns, as 'ip netns list' shows them.
 #
 # make install puts this file in $(PREFIX)/share/bash-completion/completions/,
 # where the bash-completion package loads it on first use; without that
@@ -68,6 +69,15 @@ _cubicctl_instances() {
 		[ -d "$d" ] || continue
 		d=${d%/}
 		printf '%s\n' "${d##*/}"
+	done 2>/dev/null
+}
+
+# The named network namespaces (ip netns), for flows --netns: /run/netns.
+_cubicctl_netns() {
+	local f
+	for f in /run/netns/*; do
+		[ -e "$f" ] || continue
+		printf '%s\n' "${f##*/}"
 	done 2>/dev/null
 }
 
@@ -145,6 +155,7 @@ _cubicctl() {
 		if [ -n "$opt" ]; then
 			case $opt in
 			--name) [ "$cmd" = load ] || cands=($(_cubicctl_instances)) ;;
+			--netns) cands=($(_cubicctl_netns)) ;;
 			--preset) cands=($(_cubicctl_presets "$bin")) ;;
 			--datapath) cands=($(_cubicctl_datapaths "$bin")) ;;
 			esac
