@@ -248,25 +248,34 @@ t_trace() {
 
 # cubicctl flows (its iter/tcp object, which the kernel's verifier must take,
 # with the instance's socket-storage maps handed to it): a running flow is
-# listed once, with iperf3's own port, a cwnd, an mss and HyStart's rounds
+# listed once, with iperf3's own port, a cwnd, an mss and HyStart's rounds,
+# by --netns A and by the default mode (its own namespace, then every one in
+# /run/netns, entered with setns())
 t_flows() {
-	local name=$1 out ip pid rc=0 rows
-	out=$TMP/flows-$name.json ip=$TMP/flows-iperf-$name.json
+	local name=$1 out all ip pid rc=0 rc2=0 rows
+	out=$TMP/flows-$name.json all=$TMP/flows-all-$name.json ip=$TMP/flows-iperf-$name.json
 	registered "$name" || fail "$name is not loaded" || return 1
-	timeout 30 ip netns exec "$P-a" iperf3 -c 10.98.0.2 -p "$PORT" -C "$name" -t 3 -b 20M -J \
+	timeout 30 ip netns exec "$P-a" iperf3 -c 10.98.0.2 -p "$PORT" -C "$name" -t 5 -b 20M -J \
 		>"$ip" 2>>"$LOG" &
 	pid=$!
 	sleep 1.5
 	"$CUBICCTL" -j flows --name "$name" --netns "$P-a" >"$out" 2>"$TMP/flows.err" || rc=$?
+	"$CUBICCTL" -j flows --name "$name" >"$all" 2>>"$TMP/flows.err" || rc2=$?
 	wait "$pid"
-	cat "$out" "$TMP/flows.err" >>"$LOG"
-	[ "$rc" -eq 0 ] || fail "flows exited $rc: $(tail -n 1 "$TMP/flows.err")" || return 1
+	cat "$out" "$all" "$TMP/flows.err" >>"$LOG"
+	[ "$rc" -eq 0 ] || fail "flows exited $rc: $(head -n 1 "$TMP/flows.err")" || return 1
+	[ "$rc2" -eq 0 ] || fail "flows without --netns exited $rc2: $(tail -n 1 "$TMP/flows.err")" ||
+		return 1
 	rows=$(jq --argjson port "$PORT" '[.flows[] | select(.dport == $port)] | length' "$out")
 	[ "$rows" = 1 ] || fail "flows listed ${rows:-no} sockets to port $PORT, not 1" || return 1
 	jq -e --arg n "$name" --argjson port "$PORT" --slurpfile ip "$ip" '.flows[]
 		| select(.dport == $port) | .instance == $n and .cwnd > 0 and .mss > 0
 		and .sport == $ip[0].start.connected[0].local_port and .hystart.round >= 1' \
-		"$out" >/dev/null || fail "implausible row: $(head -c 300 "$out")"
+		"$out" >/dev/null || fail "implausible row: $(head -c 300 "$out")" || return 1
+	rows=$(jq --argjson port "$PORT" --arg ns "$P-a" --slurpfile ip "$ip" '[.flows[]
+		| select(.dport == $port and .netns == $ns
+			and .sport == $ip[0].start.connected[0].local_port)] | length' "$all")
+	[ "$rows" = 1 ] || fail "flows without --netns listed ${rows:-no} such sockets in $P-a, not 1"
 }
 
 t_set_get() {
