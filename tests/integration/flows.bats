@@ -138,7 +138,7 @@ established() {
 	[ -z "$(flows_5201)" ]
 
 	# a bulk flow leaves slow start: the exit's reason, ssthresh set, as ss shows it
-	client bulk -C "$NAME" -t 5
+	client bulk -C "$NAME" -t 8
 	bulk=$CLIENT
 	row=
 	for _ in $(seq 40); do
@@ -146,10 +146,7 @@ established() {
 		row=$(flows_5201)
 		[ -n "$row" ] && [ "$(jq .exit <<<"$row")" != null ] && break
 	done
-	read -r sscwnd ssthr < <(ss_windows "$(jq .sport <<<"$row")")
 	echo "flows: $row"
-	echo "ss -ti: cwnd $sscwnd ssthresh $ssthr"
-	finish "$bulk"
 	[ "$(jq -r .exit.reason <<<"$row")" != "" ]
 	[ "$(jq .exit.cwnd <<<"$row")" -ge 16 ]
 	[ "$(jq .exit.flow_id <<<"$row")" -ge 1 ]
@@ -157,9 +154,30 @@ established() {
 	ssthresh=$(jq .ssthresh <<<"$row")
 	cwnd=$(jq .cwnd <<<"$row")
 	[ "$ssthresh" -ge 16 ] && [ "$cwnd" -ge "$ssthresh" ]
-	# read a few ms apart, in congestion avoidance: within a fifth of ss's
-	[ $(( 5 * ssthresh )) -ge $(( 4 * ssthr )) ] && [ $(( 5 * ssthr )) -ge $(( 4 * ssthresh )) ]
-	[ $(( 5 * cwnd )) -ge $(( 4 * sscwnd )) ] && [ $(( 5 * sscwnd )) -ge $(( 4 * cwnd )) ]
+	# the windows as ss -ti shows them, read just before and just after: ssthresh
+	# changes only at a congestion event, and right after the exit one may fall
+	# between two reads (a second reduction in 1 of 10 runs), so flows' ssthresh
+	# is ss's of one of the two reads, and its cwnd within a fifth of their range.
+	# Two events inside one bracket are possible on a slow machine: up to 3 tries,
+	# each printed
+	bport=$(jq .sport <<<"$row")
+	agree=
+	for _ in 1 2 3; do
+		read -r c1 s1 < <(ss_windows "$bport")
+		r=$(flows_5201)
+		read -r c2 s2 < <(ss_windows "$bport")
+		ssthresh=$(jq .ssthresh <<<"$r")
+		cwnd=$(jq .cwnd <<<"$r")
+		echo "ss -ti before: cwnd $c1 ssthresh $s1; flows: cwnd $cwnd ssthresh $ssthresh; ss -ti after: cwnd $c2 ssthresh $s2"
+		lo=$(( c1 < c2 ? c1 : c2 )) hi=$(( c1 > c2 ? c1 : c2 ))
+		if [[ "$ssthresh" == "$s1" || "$ssthresh" == "$s2" ]] &&
+			[ $(( 5 * cwnd )) -ge $(( 4 * lo )) ] && [ $(( 4 * cwnd )) -le $(( 5 * hi )) ]; then
+			agree=1
+			break
+		fi
+	done
+	[ -n "$agree" ]
+	finish "$bulk"
 	# the verdict is measuring, or has its word
 	jq -e '.verdict.verdict | test("^(measuring|premature|ok|overshoot|unknown)$")' <<<"$row"
 	[ "$(jq .start.connected[0].local_port "$BATS_TEST_TMPDIR/bulk.json")" -eq "$(jq .sport <<<"$row")" ]
