@@ -111,7 +111,7 @@ pins_of() {
 	# the kernel refuses these ("can't register: Invalid argument"); bpffs refuses '.'
 	for bad in -x a-b a+b a.b a:b "a b" a~b "$(printf 'bct\xe9')" "$(printf 'bct\xc3\xa9')" \
 		"" this_is_far_too_long "a/b"; do
-		for cmd in load unload status set get trace; do
+		for cmd in load unload status set get trace flows; do
 			extra=
 			[ "$cmd" = set ] && extra=beta=700
 			run "$CUBICCTL" "$cmd" --name "$bad" $extra
