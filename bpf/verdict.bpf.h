@@ -86,6 +86,7 @@ static __always_inline __u64 verdict_begin(struct sock *sk, __u32 flags, __u64 t
 		      min_rtt, flags & CUBIC_EV_LOSS);
 	vs->exit_ts_ns = ts_ns;
 	vs->exit_flags = flags;
+	vs->sport = sk->__sk_common.skc_num;
 	s->verdict = VERDICT_ON;
 	return vs->flow_id;
 }
@@ -162,7 +163,8 @@ static __noinline void verdict_emit(struct sock *sk, struct verdict_store *vs)
 	e->end = vs->v.end;
 	e->word = word;
 	e->family = c->skc_family;
-	e->sport = c->skc_num;
+	/* the exit's: by .release (end "closed") inet_put_port() has zeroed skc_num */
+	e->sport = vs->sport;
 	e->dport = bpf_ntohs(c->skc_dport);
 	fill_endpoints(c, e->saddr, e->daddr, e->instance);
 	bpf_ringbuf_submit(e, 0);

@@ -44,6 +44,7 @@ struct verdict_store {
 	__u64 exit_ts_ns;  /* the judged exit record's ts_ns */
 	__u32 exit_flags;  /* its reasons (CUBIC_EV_*) */
 	__u32 exit_ssthresh;
+	__u32 sport;	   /* the exit's local port: a verdict written at .release has none */
 };
 
 /* the maps' names, as the kernel reports them (bpf_map_info.name) */

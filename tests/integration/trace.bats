@@ -205,15 +205,21 @@ verdict_flow() {
 		for w in unknown premature ok overshoot; do
 			[ "$(counter "$NAME" "verdicts_$w")" -eq 0 ]
 		done
-		# live: the next flow's exit is judged again
-		"$CUBICCTL" set --name "$NAME" verdict=1
+		# live: the next flow's exit is judged again. A hair-trigger exit and a
+		# 1 s flow: congestion avoidance does not fill the path before the flow
+		# closes, so the verdict is written at .release, where the kernel has
+		# already given the local port back: the record keeps the exit's
+		"$CUBICCTL" set --name "$NAME" verdict=1 ack_train_shift=10 hystart_low_window=2
 		start_trace --json --port 5201
-		bulk "$P" "$NAME" 4 "$BATS_TEST_TMPDIR/c.json"
+		bulk "$P" "$NAME" 1 "$BATS_TEST_TMPDIR/c.json"
 		sleep 0.5
 		stop_trace
-		[ "$(jq -s 'map(select(.record == "verdict")) | length' "$BATS_TEST_TMPDIR/trace.out")" -eq 1 ]
-		[ "$(counter "$NAME" verdicts_ok)" -eq 1 ] || [ "$(counter "$NAME" verdicts_overshoot)" -eq 1 ] ||
-			[ "$(counter "$NAME" verdicts_premature)" -eq 1 ] || [ "$(counter "$NAME" verdicts_unknown)" -eq 1 ]
+		port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/c.json")
+		v=$(jq -c 'select(.record == "verdict")' "$BATS_TEST_TMPDIR/trace.out")
+		echo "verdict: $v"
+		[ "$(grep -c . <<<"$v")" -eq 1 ]
+		jq -e ".end == \"closed\" and .sport == $port and .dport == 5201 and .verdict == \"premature\"" <<<"$v"
+		[ "$(counter "$NAME" verdicts_premature)" -eq 1 ]
 	done
 }
 
