@@ -34,7 +34,7 @@ teardown() {
 	wait "$TRACE_PID"
 	TRACE_PID=
 	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/a.json")
-	jq -c "select(.sport == $port)" "$BATS_TEST_TMPDIR/t.out" >"$BATS_TEST_TMPDIR/flow.jsonl"
+	jq -c "select(.sport == $port and .record == \"exit\")" "$BATS_TEST_TMPDIR/t.out" >"$BATS_TEST_TMPDIR/flow.jsonl"
 	cat "$BATS_TEST_TMPDIR/flow.jsonl"
 	# the phases, in order: css_enter, (css_resume, css_enter)*, css_exit
 	reasons=$(jq -r .reason "$BATS_TEST_TMPDIR/flow.jsonl" | tr '\n' ' ')
