@@ -171,13 +171,24 @@ show_key() { # KEY
 	"$PATHEMU" start --name "$NAME" --rate 50mbit --rtt 20ms --buffer 1bdp --jitter 6ms >/dev/null
 	# 1 ms apart, 6 ms of jitter: replies would overtake each other if reordered
 	"$PATHEMU" exec --name "$NAME" snd ping -n -i 0.001 -c 200 10.77.2.2 >"$BATS_TEST_TMPDIR/ping"
+	# how late the delay line itself released anything past its due time: a
+	# busy host can stall it, and every reply queued behind comes late with
+	# it (on the CI machine one reply took 46.6 ms); that is the host's
+	# lateness, not the jitter's, and the bound allows it
+	late=$(show_key delayq_release_err_max_us)
 	"$PATHEMU" stop --name "$NAME"
-	awk '/time=/ { split($0, a, "icmp_seq="); s = a[2] + 0; split($0, b, "time="); r = b[2] + 0
+	med=$(grep -o 'time=[0-9.]*' "$BATS_TEST_TMPDIR/ping" | cut -d= -f2 | sort -n |
+		awk '{ r[NR] = $1 } END { print r[int((NR + 1) / 2)] }')
+	awk -v late="$late" -v med="$med" '/time=/ { split($0, a, "icmp_seq="); s = a[2] + 0; split($0, b, "time="); r = b[2] + 0
 			if (s < last) reord++
 			last = s; n++; if (!min || r < min) min = r; if (r > max) max = r }
 		END {
-			printf "%d replies, rtt %.1f-%.1f ms, %d out of order\n", n, min, max, reord
-			exit !(n >= 190 && reord == 0 && min >= 19 && max >= 23 && max <= 32)
+			printf "%d replies, rtt %.1f-%.1f ms (median %.1f), %d out of order; delay line late by up to %.1f ms\n",
+				n, min, max, med, reord, late / 1000
+			# 20 ms + up to 6: never reordered, so a reply waits for the latest
+			# due time ahead of it; the median sits near 23
+			exit !(n >= 190 && reord == 0 && min >= 19 && max >= 23 &&
+				med >= 21 && med <= 26 && max <= 32 + late / 1000)
 		}' "$BATS_TEST_TMPDIR/ping"
 	assert_clean
 }
