@@ -121,7 +121,7 @@ $(OUT)/attach.skel.h: $(OUT)/attach.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name attach_bpf > $@.tmp && mv $@.tmp $@
 
 # cubicctl flows' iter/tcp program (src/cmd_flows.c)
-$(OUT)/flows.tmp.o: bpf/flows.bpf.c include/flows_abi.h include/cubic_stores.h \
+$(OUT)/flows.tmp.o: bpf/flows.bpf.c bpf/stores.bpf.h include/flows_abi.h include/cubic_stores.h \
 		    include/flow_core.h include/predict_core.h include/verdict_core.h vmlinux.h | $(DEPS_BUILD)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -Wno-unused-function -c $< -o $@

@@ -26,19 +26,7 @@ char LICENSE[] SEC("license") = "GPL";
 /* the instance's congestion-control name, set before load */
 const volatile char ca_name[CUBIC_NAME_MAX] = {};
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct predict_store);
-} predict_store SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct verdict_store);
-} verdict_store SEC(".maps");
+#include "stores.bpf.h" /* the two maps, as bpf_cubic defines them */
 
 /* the record is larger than the BPF stack: it is built here */
 struct {

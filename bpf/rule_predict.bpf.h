@@ -9,14 +9,7 @@
  * predict_no_storage). Every record of a flow that ran PREDICT carries its
  * estimate (CUBIC_EV_PREDICT_RAN), whichever rule ended the slow start.
  */
-#include "cubic_stores.h" /* struct predict_store */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct predict_store);
-} predict_store SEC(".maps");
+#include "stores.bpf.h" /* the predict_store map */
 
 /*
  * Whether this object's programs run PREDICT: cubicctl clears it for

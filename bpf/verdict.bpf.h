@@ -26,21 +26,16 @@
  *
  * The first congestion event after the exit is .ssthresh (bc_recalc_ssthresh:
  * entering Recovery, CWR on ECN, or Loss on an RTO; all three call it first),
- * before a loss exit's own record starts the next measurement.
+ * before a loss exit's own record starts the next measurement. The ACKs of
+ * the round after it (the recovery's, SACKs included: both datapaths see
+ * them) are still measured.
  *
  * A later exit while measuring (a slow start after an idle restart) starts
  * over (verdict_start()); the earlier exit then has no verdict. A .ssthresh
  * the kernel skipped (docs/IMPOSSIBLE_WINDOWS.md; the guard redoes it) is not
  * seen as the congestion event: that measurement ends later, as a bound.
  */
-#include "cubic_stores.h" /* struct verdict_store */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct verdict_store);
-} verdict_store SEC(".maps");
+#include "stores.bpf.h" /* the verdict_store map */
 
 /* flow ids: 1, 2, ... per instance (0 in a record: the flow has no storage) */
 __u64 verdict_next_id = 0;
@@ -162,6 +157,7 @@ static __noinline void verdict_emit(struct sock *sk, struct verdict_store *vs)
 	e->mss = mss;
 	e->end = vs->v.end;
 	e->word = word;
+	e->bound = verdict_bound(&vs->v);
 	e->family = c->skc_family;
 	/* the exit's: by .release (end "closed") inet_put_port() has zeroed skc_num */
 	e->sport = vs->sport;
@@ -217,16 +213,24 @@ static __always_inline void verdict_ack_fast(struct sock *sk, const struct rate_
 	verdict_ack(sk, rs->rtt_us, rs->delivered, rs->interval_us, rs->is_app_limited);
 }
 
-/* .ssthresh: the first congestion event after the exit ends the measurement. */
+/*
+ * .ssthresh: a congestion event while measuring; the measurement ends once
+ * the packets in flight at it are delivered, unless it came within a round of
+ * the exit (verdict_on_congestion()).
+ */
 static __noinline void verdict_congestion(struct sock *sk, __u32 cwnd)
 {
 	struct verdict_store *vs = verdict_get(sk, 0);
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct verdict_params p;
 
 	if (!vs) {
 		ca_state(sk)->verdict = 0;
 		return;
 	}
-	if (verdict_on_congestion(&vs->v, cwnd, ((struct tcp_sock *)sk)->tcp_mstamp))
+	verdict_params_now(&p);
+	if (verdict_on_congestion(&vs->v, &p, cwnd, tp->tcp_mstamp, tp->delivered,
+				  tp->packets_out))
 		verdict_emit(sk, vs);
 }
 

@@ -235,7 +235,8 @@ struct cubic_verdict {
 	__u16 dport;
 	__u8 end;	    /* VERDICT_END_* */
 	__u8 word;	    /* VERDICT_* */
-	__u8 pad[2];
+	__u8 bound;	    /* bdp_est is a lower bound, the ratio an upper one (verdict_bound()) */
+	__u8 pad;
 	__u8 saddr[16];
 	__u8 daddr[16];
 	char instance[CUBIC_NAME_MAX];

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The values of bpf_cubic's socket-storage maps (predict_store,
- * bpf/rule_predict.bpf.h; verdict_store, bpf/verdict.bpf.h), here so that
- * the flows iterator (bpf/flows.bpf.c) reads them with the layout they are
- * written with. No kernel types.
+ * The values of bpf_cubic's socket-storage maps (bpf/stores.bpf.h
+ * defines the maps; bpf/rule_predict.bpf.h and bpf/verdict.bpf.h write
+ * them), here so that the flows iterator (bpf/flows.bpf.c) reads them with
+ * the layout they are written with. No kernel types.
  */
 #ifndef CUBIC_STORES_H
 #define CUBIC_STORES_H
@@ -43,7 +43,6 @@ struct verdict_store {
 	__u64 flow_id;	   /* this instance's id of the flow, in both records */
 	__u64 exit_ts_ns;  /* the judged exit record's ts_ns */
 	__u32 exit_flags;  /* its reasons (CUBIC_EV_*) */
-	__u32 exit_ssthresh;
 	__u32 sport;	   /* the exit's local port: a verdict written at .release has none */
 };
 

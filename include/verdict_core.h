@@ -25,7 +25,21 @@
  * first congestion event after the exit (loss, ECN or RTO) is the moment the
  * window is known to have filled it: the bottleneck queue overflowed (or was
  * marked), so the delivery rate then is the bottleneck's. So the measurement
- * runs until that event (CONGESTION), and is cut short only:
+ * runs until that event (CONGESTION), and one round past it: the packets in
+ * flight at the event, sent while the window was at its largest, are
+ * delivered (or SACKed) over that round at the bottleneck's rate, and their
+ * rate samples are the best the flow will take (without that round, on a
+ * 0.5-BDP buffer at 200 ms, bdp_est was 15 % low on the clean grid).
+ *
+ * An event within `overshoot_rounds` of the exit is not that moment: the exit
+ * itself overfilled the buffer, and on a shallow one the queue it built
+ * cannot keep the bottleneck busy for a whole RTT once the window is cut, so
+ * no rate sample (each spans an RTT) is the bottleneck's: on the clean grid's
+ * 0.25-BDP buffer such flows measured 9-18 % low even over three rounds
+ * after the event. Its cwnd and time are recorded (the distance to the ideal
+ * exit) and the word is overshoot, but the measurement goes on to the next
+ * congestion event, which comes once CUBIC has grown the window through the
+ * pipe again. It is cut short only:
  *  - when the flow stops being cwnd-limited for `idle_rounds` rounds in a row
  *    (APP_LIMITED: the application, not the path, sets the pace now; nothing
  *    more can be learnt);
@@ -37,16 +51,36 @@
  * ratio below the threshold still proves the exit premature; a ratio above it
  * proves nothing, and the word is then "unknown" (never a guess).
  *
+ * A congestion event is proof of a full pipe only if a queue stood behind it:
+ * a flow below the pipe measures its own window (every rate is cwnd / RTT, so
+ * bdp_est comes out at the window), and a burst into a tiny buffer, a tail
+ * loss's RTO or a policer can end such a flow's measurement all the same
+ * (r100_40_q1, a 0.1-BDP buffer: losses at 0.43 BDP, bdp_est = the window).
+ * The evidence of a queue is HyStart's: the smallest RTT of a whole round.
+ * A standing queue delays every packet of the round; a burst into a queue
+ * that drains between bursts (a flow below the pipe sending TSO bursts into a
+ * shallow buffer: at 200 Mbit/s over a 0.25-BDP buffer the clean grid's
+ * flows lost packets at 0.85-0.95 BDP and measured bdp_est 15 % low) delays
+ * only the packets behind it, and the first of each burst still sees the
+ * bare path. So the estimate counts as measured only if, in the last whole
+ * round before the event that ended the measurement (the exit's round for an
+ * event within it), even the smallest RTT was at least 17/16 of min_rtt, a
+ * queue of a sixteenth of the pipe standing through the round, and the
+ * window then at least 17/16 of bdp_est; otherwise it is a bound too
+ * (verdict_bound()). A buffer under a sixteenth of the BDP is then always a
+ * bound: what such a path shows cannot tell a full pipe from a window just
+ * below it.
+ *
  * The words:
  *  - premature: ratio < premature_pm / 1000 (default 0.8);
  *  - overshoot: the exit came after the buffer had filled: it was itself a
- *    loss exit, or a congestion event came within `overshoot_rounds` rounds
- *    of it (the queue was already full at the exit);
- *  - ok: neither, with a congestion event measured;
- *  - unknown: no valid sample, or no congestion event and a ratio at or above
- *    the threshold.
- * The record also carries the cwnd at the congestion event and how long after
- * the exit it came: the "distance to the ideal exit" in the implementers'
+ *    loss exit, or the first congestion event came within `overshoot_rounds`
+ *    rounds of it (the queue was already full at the exit);
+ *  - ok: neither, and bdp_est measured (not a bound);
+ *  - unknown: no valid sample, or bdp_est a bound and a ratio at or above the
+ *    threshold.
+ * The record also carries the cwnd at the first congestion event and how long
+ * after the exit it came: the "distance to the ideal exit" in the implementers'
  * sense (mozilla/neqo issue 3112).
  */
 #ifndef VERDICT_CORE_H
@@ -90,10 +124,15 @@ struct verdict_state {
 	__u64 bw_delivered;	/* the best sample: packets delivered ... */
 	__u64 bw_interval_us;	/* ... over this interval */
 	__u64 round_end;	/* delivered count that ends the current round */
+	__u64 drain_end;	/* after the congestion event: the delivered count that ends it */
 	__u32 exit_cwnd;
 	__u32 min_rtt_us;	/* 0: none yet */
-	__u32 cong_cwnd;	/* cwnd at the congestion event (0: none) */
+	__u32 cong_cwnd;	/* cwnd at the first congestion event (0: none) */
 	__u32 cong_after_us;	/* how long after the exit it came */
+	__u32 end_cwnd;		/* cwnd at the event that ended the measurement (0: none) */
+	__u32 round_min_us;	/* the smallest RTT of the current round (0: none yet) */
+	__u32 prev_round_min_us; /* ... of the last whole round */
+	__u32 end_round_min_us;	/* ... before that event: a queue stood if above min_rtt */
 	__u32 samples;		/* rate samples that counted */
 	__u32 skipped;		/* rate samples that did not (app- or rwnd-limited, no interval) */
 	__u16 rounds;		/* rounds since the exit */
@@ -102,6 +141,8 @@ struct verdict_state {
 	__u8 end;
 	__u8 exit_by_loss;
 	__u8 round_limited;	/* this round saw a cwnd-limited ACK */
+	__u8 congested;		/* the event that ends it came: its round is being measured */
+	__u8 early;		/* the first event came within overshoot_rounds of the exit */
 };
 
 /* One ACK after the exit, as the glue reads it. */
@@ -162,6 +203,8 @@ static inline int verdict_on_ack(struct verdict_state *s, const struct verdict_p
 		return 0;
 	if (a->rtt_us && (!s->min_rtt_us || a->rtt_us < s->min_rtt_us))
 		s->min_rtt_us = a->rtt_us;
+	if (a->rtt_us && (!s->round_min_us || a->rtt_us < s->round_min_us))
+		s->round_min_us = a->rtt_us;
 	if (a->rs_interval_us && a->rs_delivered && !a->rs_app_limited && !a->rwnd_limited) {
 		/* delivered / interval above the best: compared by cross-multiplication */
 		if ((__u64)a->rs_delivered * s->bw_interval_us >
@@ -174,10 +217,21 @@ static inline int verdict_on_ack(struct verdict_state *s, const struct verdict_p
 	} else if (a->rs_interval_us || a->rs_delivered) {
 		s->skipped++;
 	}
+	if (s->congested) {
+		/* the round after the event: rounds and idleness no longer count */
+		if (a->delivered >= s->drain_end ||
+		    a->now_us - s->exit_us >= (__u64)p->max_ms * 1000) {
+			verdict_stop(s, VERDICT_END_CONGESTION);
+			return 1;
+		}
+		return 0;
+	}
 	if (a->cwnd_limited)
 		s->round_limited = 1;
 	if (a->delivered >= s->round_end) {
 		s->rounds++;
+		s->prev_round_min_us = s->round_min_us;
+		s->round_min_us = 0;
 		s->idle = s->round_limited ? 0 : s->idle + 1;
 		s->round_limited = 0;
 		s->round_end = a->delivered + a->packets_out;
@@ -193,23 +247,49 @@ static inline int verdict_on_ack(struct verdict_state *s, const struct verdict_p
 	return 0;
 }
 
-/* The first congestion event after the exit (loss, ECN or RTO): always the end. */
-static inline int verdict_on_congestion(struct verdict_state *s, __u32 cwnd, __u64 now_us)
+/*
+ * A congestion event (loss, ECN or RTO). The first one's cwnd and time are
+ * recorded; if it came within overshoot_rounds of the exit (not a loss exit's:
+ * that one was the exit) the measurement goes on. Otherwise it goes on until
+ * the packets in flight now are delivered (delivered + packets_out), then
+ * ends (CONGESTION); another event before that (an RTO in the recovery) ends
+ * it at once. Returns 1 when it ended.
+ */
+static inline int verdict_on_congestion(struct verdict_state *s, const struct verdict_params *p,
+					__u32 cwnd, __u64 now_us, __u64 delivered,
+					__u32 packets_out)
 {
 	if (s->phase != VERDICT_MEASURING)
 		return 0;
-	s->cong_cwnd = cwnd;
-	s->cong_after_us = (__u32)(now_us - s->exit_us);
-	verdict_stop(s, VERDICT_END_CONGESTION);
-	return 1;
+	if (s->congested) {
+		verdict_stop(s, VERDICT_END_CONGESTION);
+		return 1;
+	}
+	if (!s->cong_cwnd) {
+		s->cong_cwnd = cwnd;
+		s->cong_after_us = (__u32)(now_us - s->exit_us);
+		if (!s->exit_by_loss && s->rounds < p->overshoot_rounds) {
+			s->early = 1;
+			return 0;
+		}
+	}
+	s->congested = 1;
+	s->end_cwnd = cwnd;
+	s->end_round_min_us = s->prev_round_min_us ? s->prev_round_min_us : s->round_min_us;
+	s->drain_end = delivered + packets_out;
+	if (!packets_out) {
+		verdict_stop(s, VERDICT_END_CONGESTION);
+		return 1;
+	}
+	return 0;
 }
 
-/* The flow closes while measuring. */
+/* The flow closes while measuring (after its congestion event: that is still the end). */
 static inline int verdict_on_close(struct verdict_state *s)
 {
 	if (s->phase != VERDICT_MEASURING)
 		return 0;
-	verdict_stop(s, VERDICT_END_CLOSED);
+	verdict_stop(s, s->congested ? VERDICT_END_CONGESTION : VERDICT_END_CLOSED);
 	return 1;
 }
 
@@ -232,19 +312,34 @@ static inline __u32 verdict_ratio_pm(const struct verdict_state *s)
 	return (__u32)(((__u64)s->exit_cwnd * 1000 * s->bw_interval_us + bdp_x / 2) / bdp_x);
 }
 
+/*
+ * Whether bdp_est is only a lower bound (and the ratio an upper one): the
+ * measurement did not end at a congestion event, or at one with no queue
+ * standing behind it (the last whole round's smallest RTT under 17/16 of
+ * min_rtt, or a window under 17/16 of bdp_est): the flow may have measured
+ * its own window, not the pipe.
+ */
+static inline int verdict_bound(const struct verdict_state *s)
+{
+	if (s->end != VERDICT_END_CONGESTION)
+		return 1;
+	if ((__u64)s->end_round_min_us * 16 < (__u64)s->min_rtt_us * 17)
+		return 1;
+	return (__u64)s->end_cwnd * 16 < (__u64)verdict_bdp(s) * 17;
+}
+
 static inline __u8 verdict_word(const struct verdict_state *s, const struct verdict_params *p)
 {
 	__u32 ratio = verdict_ratio_pm(s);
-	int congested = s->end == VERDICT_END_CONGESTION;
 
-	if (s->exit_by_loss || (congested && s->rounds < p->overshoot_rounds))
+	if (s->exit_by_loss || s->early)
 		return VERDICT_OVERSHOOT;
 	if (!ratio)
 		return VERDICT_UNKNOWN;
-	/* without a congestion event bdp_est is a lower bound: the ratio an upper one */
+	/* a lower bound on bdp_est makes the ratio an upper one: it proves premature only */
 	if (ratio < p->premature_pm)
 		return VERDICT_PREMATURE;
-	return congested ? VERDICT_OK : VERDICT_UNKNOWN;
+	return verdict_bound(s) ? VERDICT_UNKNOWN : VERDICT_OK;
 }
 
 #endif /* VERDICT_CORE_H */

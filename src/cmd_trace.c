@@ -406,8 +406,9 @@ static void print_verdict_json(struct trace *tr, const struct cubic_verdict *v)
 		json_double(j, "exit_ratio", v->ratio_pm / 1000.0, 3);
 	else
 		json_null(j, "exit_ratio");
-	/* without a congestion event bdp_est is a lower bound, the ratio an upper one */
-	json_bool(j, "bound", v->end != VERDICT_END_CONGESTION);
+	/* bdp_est a lower bound, the ratio an upper one (an instance loaded by an
+	 * older cubicctl leaves bound 0: no congestion event says it too) */
+	json_bool(j, "bound", v->bound || v->end != VERDICT_END_CONGESTION);
 	json_u64(j, "bdp_est", v->bdp_est);
 	json_u64(j, "max_bw", v->max_bw);
 	json_u64(j, "bw_delivered", v->bw_delivered);
@@ -438,7 +439,7 @@ static void print_verdict_text(struct trace *tr, const struct cubic_verdict *v)
 	char when[32], what[200], cong[96];
 	long long real = (long long)v->exit_ts_ns + tr->mono_to_real_ns;
 	time_t sec = (time_t)(real / 1000000000LL);
-	bool bound = v->end != VERDICT_END_CONGESTION;
+	bool bound = v->bound || v->end != VERDICT_END_CONGESTION;
 	struct tm tm;
 
 	localtime_r(&sec, &tm);

@@ -3,7 +3,9 @@
  * Host tests of the exit verdict's core (include/verdict_core.h) on synthetic
  * sample sequences: a premature exit on the 2011 path, app-limited gaps,
  * rate and RTT steps, a loss before any sample, rwnd-limited samples, an
- * overshoot, an exit right at the pipe, and the cut-offs. Every expected
+ * overshoot, an exit right at the pipe, the round measured after the
+ * congestion event (a shallow buffer), an event with no queue behind it (a
+ * bound), and the cut-offs. Every expected
  * number is worked out in the comments.
  *
  * The path: 1 Gbit/s, 11.3 ms, 1500-byte packets (the 2011 report): the
@@ -66,6 +68,37 @@ static int round_of(struct flow *f, __u32 cwnd, __u32 rtt_us, __u64 bw_pps, int 
 }
 
 /*
+ * The congestion event with packets_out in flight (0: nothing in flight, the
+ * measurement ends at once). Returns verdict_on_congestion()'s answer.
+ */
+static int congest(struct flow *f, __u32 cwnd, __u32 packets_out)
+{
+	return verdict_on_congestion(&f->s, &f->p, cwnd, f->now, f->delivered, packets_out);
+}
+
+/*
+ * The round after the event: ACKs at the bottleneck's rate, each carrying a
+ * sample of `per_rtt` packets per RTT, until the measurement ends (returns
+ * the ACKs it took, 0 if it never ended within `max` of them).
+ */
+static __u32 drain(struct flow *f, __u32 per_rtt, __u32 max)
+{
+	for (__u32 i = 0; i < max; i++) {
+		struct verdict_ack a = {
+			.now_us = f->now + (__u64)RTT * (i + 1) / per_rtt,
+			.delivered = ++f->delivered,
+			.packets_out = per_rtt,
+			.rtt_us = RTT * 2,
+			.rs_delivered = per_rtt,
+			.rs_interval_us = RTT,
+		};
+		if (verdict_on_ack(&f->s, &f->p, &a))
+			return i + 1;
+	}
+	return 0;
+}
+
+/*
  * The 2011 report: HyStart left at cwnd 100 on the 941.7-packet pipe. CUBIC
  * then grows the window (here 10 % a round) until the queue overflows; the
  * rounds at or above the BDP deliver at the bottleneck rate, 941 per RTT, so
@@ -84,8 +117,12 @@ TEST(premature_on_the_2011_path)
 		cwnd += cwnd / 10;
 	}
 	CHECK(!ended, "nothing ends the measurement before the congestion event");
-	CHECK_EQ(verdict_on_congestion(&f.s, cwnd, f.now), 1);
+	/* the event: measured on until the cwnd packets in flight are delivered */
+	CHECK_EQ(congest(&f, cwnd, cwnd), 0);
+	CHECK_EQ(f.s.phase, VERDICT_MEASURING);
+	CHECK_EQ(drain(&f, 941, 5000), cwnd);
 	CHECK_EQ(f.s.end, VERDICT_END_CONGESTION);
+	CHECK_EQ(verdict_bound(&f.s), 0);
 	CHECK_EQ(f.s.min_rtt_us, RTT);
 	/* 83333 x 11300 / 1e6 = 941.66: 941 packets a round at the bottleneck */
 	CHECK_EQ(verdict_bdp(&f.s), 941);
@@ -96,7 +133,7 @@ TEST(premature_on_the_2011_path)
 	CHECK(f.s.cong_after_us == f.s.rounds * RTT, "congestion %u us after the exit, %u rounds",
 	      f.s.cong_after_us, f.s.rounds);
 	/* a second congestion event changes nothing: the verdict is written once */
-	CHECK_EQ(verdict_on_congestion(&f.s, 5, f.now + 1), 0);
+	CHECK_EQ(verdict_on_congestion(&f.s, &f.p, 5, f.now + 1, f.delivered, 5), 0);
 	CHECK_EQ(f.s.cong_cwnd, cwnd);
 }
 
@@ -112,7 +149,9 @@ TEST(ok_above_the_pipe)
 	start(&f, 1130, 0);
 	for (int r = 0; r < 5; r++)
 		CHECK_EQ(round_of(&f, 1130 + 20 * r, RTT, BW_PPS, 0, 0, 1), 0);
-	CHECK_EQ(verdict_on_congestion(&f.s, 1230, f.now), 1);
+	CHECK_EQ(congest(&f, 1230, 0), 1);
+	/* 1230 >= 9/8 x 941: a queue stood behind the event, bdp_est is measured */
+	CHECK_EQ(verdict_bound(&f.s), 0);
 	/* the samples are whole packets: 941 a round; 1130 x 1000 / 941 = 1200.85 */
 	CHECK_EQ(verdict_ratio_pm(&f.s), 1201);
 	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OK);
@@ -125,7 +164,7 @@ TEST(overshoot)
 
 	start(&f, 2000, 1);
 	round_of(&f, 2000, RTT, BW_PPS, 0, 0, 1);
-	verdict_on_congestion(&f.s, 1400, f.now);
+	congest(&f, 1400, 0);
 	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OVERSHOOT);
 
 	start(&f, 1800, 0);
@@ -137,8 +176,164 @@ TEST(overshoot)
 		verdict_on_ack(&f.s, &f.p, &a);
 	}
 	CHECK_EQ(f.s.rounds, 0);
-	verdict_on_congestion(&f.s, 1800, f.now + 11000);
+	f.now += 11000;
+	/* in the exit's own round: recorded, and the measurement goes on */
+	CHECK_EQ(congest(&f, 1800, 1800), 0);
+	CHECK_EQ(f.s.early, 1);
+	CHECK_EQ(f.s.cong_cwnd, 1800);
+	CHECK_EQ(f.s.cong_after_us, 11000);
+	CHECK_EQ(round_of(&f, 1260, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(congest(&f, 1300, 0), 1);
+	/* the first event's cwnd stays; the word is the first event's */
+	CHECK_EQ(f.s.cong_cwnd, 1800);
+	CHECK_EQ(f.s.end_cwnd, 1300);
 	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OVERSHOOT);
+}
+
+/*
+ * A shallow buffer (a quarter of the BDP): the exit at 1.3 BDP (1224) has
+ * already overfilled it, and the loss is seen in the exit's own round. Every
+ * ACK before it is of a packet sent while the window was still below the
+ * pipe (the previous round's 612 a round), and once the window is cut (to
+ * 857) the quarter-BDP queue cannot keep the bottleneck busy through an RTT:
+ * judged there, bdp_est would be 612 or 857, not 941 (the clean grid's
+ * s2011_q25 flows measured 9-49 % low). So that event is recorded (cwnd,
+ * time, the word overshoot) and the measurement goes on: CUBIC grows the
+ * window through the pipe, the rounds at or above it deliver 941, and the
+ * next event (at 1100, a queue of 159 behind it) ends it one round later.
+ */
+TEST(shallow_buffer_measures_to_the_next_event)
+{
+	struct flow f;
+	__u32 cwnd;
+
+	start(&f, 1224, 0);
+	for (int i = 0; i < 600; i++) {
+		struct verdict_ack a = { .now_us = f.now + i * 18, .delivered = ++f.delivered,
+					 .packets_out = 1224, .rtt_us = RTT, .rs_delivered = 612,
+					 .rs_interval_us = RTT, .cwnd_limited = 1 };
+		CHECK_EQ(verdict_on_ack(&f.s, &f.p, &a), 0);
+	}
+	f.now += RTT;
+	CHECK_EQ(congest(&f, 1224, 1224), 0);
+	CHECK_EQ(f.s.early, 1);
+	CHECK_EQ(f.s.congested, 0);
+	for (cwnd = 857; cwnd < 1100; cwnd += 20)
+		CHECK_EQ(round_of(&f, cwnd, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(congest(&f, 1100, 1100), 0);
+	CHECK_EQ(f.s.congested, 1);
+	/* the round after it: the 1100 in flight delivered, at the bottleneck */
+	CHECK_EQ(drain(&f, 941, 5000), 1100);
+	CHECK_EQ(f.s.end, VERDICT_END_CONGESTION);
+	CHECK_EQ(verdict_bdp(&f.s), 941);
+	CHECK_EQ(f.s.cong_cwnd, 1224);
+	CHECK_EQ(f.s.cong_after_us, RTT);
+	CHECK_EQ(verdict_bound(&f.s), 0);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OVERSHOOT);
+
+	/* closed before the next event: a bound, still an overshoot */
+	start(&f, 1224, 0);
+	CHECK_EQ(congest(&f, 1224, 1224), 0);
+	CHECK_EQ(round_of(&f, 857, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(verdict_on_close(&f.s), 1);
+	CHECK_EQ(f.s.end, VERDICT_END_CLOSED);
+	CHECK_EQ(verdict_bound(&f.s), 1);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OVERSHOOT);
+}
+
+/*
+ * The round after the event that ends the measurement, on a deep buffer: an
+ * RTO within it ends it at once, and so does the close (still CONGESTION).
+ */
+TEST(the_round_after_the_event)
+{
+	struct flow f;
+
+	start(&f, 1000, 0);
+	CHECK_EQ(round_of(&f, 1000, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(round_of(&f, 1000, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(f.s.rounds, 1);
+	CHECK_EQ(congest(&f, 1200, 1200), 0);
+	CHECK_EQ(f.s.early, 0);
+	CHECK_EQ(drain(&f, 941, 100), 0);
+	CHECK_EQ(congest(&f, 1, 1), 1);
+	CHECK_EQ(f.s.end, VERDICT_END_CONGESTION);
+	CHECK_EQ(f.s.cong_cwnd, 1200);
+	CHECK_EQ(f.s.end_cwnd, 1200);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OK);
+
+	start(&f, 1000, 0);
+	CHECK_EQ(round_of(&f, 1000, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(round_of(&f, 1000, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(f.s.rounds, 1);
+	CHECK_EQ(congest(&f, 1200, 1200), 0);
+	CHECK_EQ(verdict_on_close(&f.s), 1);
+	CHECK_EQ(f.s.end, VERDICT_END_CONGESTION);
+
+	/* a loss exit: its next event is not early, whenever it comes */
+	start(&f, 1000, 1);
+	CHECK_EQ(congest(&f, 1000, 0), 1);
+	CHECK_EQ(f.s.early, 0);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OVERSHOOT);
+}
+
+/*
+ * A congestion event with no queue behind it (a burst into a tiny buffer, a
+ * tail loss's RTO): the flow, below the pipe at 400, measured its own window,
+ * 400 a round. bdp_est 400 is then a bound (410 < 17/16 x 400 = 425): an exit
+ * at 400 is not called ok (unknown), one at 100 is still premature (ratio at
+ * most 0.25).
+ */
+TEST(no_queue_at_the_event_is_a_bound)
+{
+	struct flow f;
+
+	start(&f, 400, 0);
+	for (int r = 0; r < 3; r++)
+		CHECK_EQ(round_of(&f, 400, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(congest(&f, 410, 0), 1);
+	CHECK_EQ(verdict_bdp(&f.s), 400);
+	CHECK_EQ(verdict_bound(&f.s), 1);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_UNKNOWN);
+
+	start(&f, 100, 0);
+	for (int r = 0; r < 3; r++)
+		CHECK_EQ(round_of(&f, 400, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(congest(&f, 410, 0), 1);
+	CHECK_EQ(verdict_bound(&f.s), 1);
+	CHECK_EQ(verdict_ratio_pm(&f.s), 250);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_PREMATURE);
+
+	/*
+	 * Above the pipe: at 1100 a queue of 159 packets (1.9 ms) delays every
+	 * packet of the round, 13.2 ms >= 17/16 x 11.3: measured, ok. At 960 the
+	 * queue is 19 packets, 0.23 ms, 2 % of the RTT: a standing queue that
+	 * small cannot be told from bursts, so a bound: unknown.
+	 */
+	start(&f, 1100, 0);
+	CHECK_EQ(round_of(&f, 1100, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(round_of(&f, 1100, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(f.s.rounds, 1);
+	/* 159 packets queued at 83,333 a second: 1908 us on every RTT of the round */
+	CHECK_EQ(f.s.prev_round_min_us, RTT + 1908);
+	CHECK_EQ(congest(&f, 1150, 0), 1);
+	CHECK_EQ(verdict_bdp(&f.s), 941);
+	CHECK_EQ(verdict_bound(&f.s), 0);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OK);
+
+	start(&f, 960, 0);
+	CHECK_EQ(round_of(&f, 960, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(round_of(&f, 960, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(congest(&f, 1150, 0), 1);
+	CHECK_EQ(verdict_bound(&f.s), 1);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_UNKNOWN);
+
+	/* the window test alone: a round of RTTs far above min_rtt, a window at bdp_est */
+	start(&f, 1100, 0);
+	CHECK_EQ(round_of(&f, 1100, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(round_of(&f, 1100, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(congest(&f, 941, 0), 1);
+	CHECK_EQ(verdict_bound(&f.s), 1);
 }
 
 /*
@@ -162,7 +357,7 @@ TEST(app_limited_samples_do_not_count)
 	f.now += RTT;
 	CHECK_EQ(round_of(&f, 600, RTT, BW_PPS, 0, 0, 1), 0);
 	CHECK_EQ(round_of(&f, 1000, RTT, BW_PPS, 1, 0, 1), 0);
-	verdict_on_congestion(&f.s, 1000, f.now);
+	congest(&f, 1000, 0);
 	/* best counted sample: 600 per 11300 us */
 	CHECK_EQ(verdict_bdp(&f.s), 600);
 	CHECK_EQ(f.s.samples, 300 + 600);
@@ -180,10 +375,12 @@ TEST(rwnd_limited_samples_do_not_count)
 	start(&f, 400, 0);
 	CHECK_EQ(round_of(&f, 400, RTT, BW_PPS, 0, 0, 1), 0);
 	CHECK_EQ(round_of(&f, 941, RTT, BW_PPS, 0, 1, 1), 0);
-	verdict_on_congestion(&f.s, 941, f.now);
+	congest(&f, 941, 0);
 	CHECK_EQ(verdict_bdp(&f.s), 400);
 	CHECK_EQ(verdict_ratio_pm(&f.s), 1000);
-	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OK);
+	/* the window never passed the pipe, so no queue stood: a bound, unknown */
+	CHECK_EQ(verdict_bound(&f.s), 1);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_UNKNOWN);
 }
 
 /* A loss before any rate sample: nothing to judge by; never a guess. */
@@ -192,17 +389,20 @@ TEST(loss_before_any_sample)
 	struct flow f;
 
 	start(&f, 50, 0);
-	CHECK_EQ(verdict_on_congestion(&f.s, 50, f.now + 100), 1);
+	f.now += 100;
+	/* in the exit's own round: measured on; the flow closes with no sample */
+	CHECK_EQ(congest(&f, 50, 0), 0);
+	CHECK_EQ(verdict_on_close(&f.s), 1);
 	CHECK_EQ(verdict_bdp(&f.s), 0);
 	CHECK_EQ(verdict_ratio_pm(&f.s), 0);
-	/* in the exit's own round: the buffer was full, whatever the rate */
+	/* the buffer was full at the exit, whatever the rate */
 	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OVERSHOOT);
 
 	/* a later loss, but every sample app-limited: unknown */
 	start(&f, 50, 0);
 	for (int r = 0; r < 3; r++)
 		round_of(&f, 50, RTT, BW_PPS, 1, 0, 1);
-	verdict_on_congestion(&f.s, 50, f.now);
+	congest(&f, 50, 0);
 	CHECK_EQ(f.s.samples, 0);
 	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_UNKNOWN);
 }
@@ -219,7 +419,7 @@ TEST(rate_step_keeps_the_max)
 	round_of(&f, 1000, RTT, BW_PPS, 0, 0, 1);
 	round_of(&f, 1000, RTT, BW_PPS, 0, 0, 1);
 	round_of(&f, 1000, RTT, BW_PPS / 2, 0, 0, 1);
-	verdict_on_congestion(&f.s, 1000, f.now);
+	congest(&f, 1000, 0);
 	CHECK_EQ(verdict_bdp(&f.s), 941);
 	CHECK_EQ(verdict_ratio_pm(&f.s), 1063); /* 1000 / 941 */
 }
@@ -237,7 +437,7 @@ TEST(rtt_step_keeps_the_min)
 	start(&f, 1000, 0);
 	round_of(&f, 1000, RTT, BW_PPS, 0, 0, 1);
 	round_of(&f, 1000, 2 * RTT, BW_PPS, 0, 0, 1);
-	verdict_on_congestion(&f.s, 1000, f.now);
+	congest(&f, 1000, 0);
 	CHECK_EQ(f.s.min_rtt_us, RTT);
 	CHECK_EQ(verdict_bdp(&f.s), 941);
 }
@@ -297,7 +497,8 @@ TEST(rounding)
 {
 	struct verdict_state s = { .phase = VERDICT_DONE, .end = VERDICT_END_CONGESTION,
 				   .exit_cwnd = 2, .bw_delivered = 3, .bw_interval_us = 2,
-				   .min_rtt_us = 1, .rounds = 9 };
+				   .min_rtt_us = 1, .rounds = 9, .cong_cwnd = 3, .end_cwnd = 3,
+				   .end_round_min_us = 2 };
 	struct verdict_params p;
 
 	verdict_params_default(&p);
@@ -312,6 +513,9 @@ int main(void)
 	RUN(premature_on_the_2011_path);
 	RUN(ok_above_the_pipe);
 	RUN(overshoot);
+	RUN(shallow_buffer_measures_to_the_next_event);
+	RUN(the_round_after_the_event);
+	RUN(no_queue_at_the_event_is_a_bound);
 	RUN(app_limited_samples_do_not_count);
 	RUN(rwnd_limited_samples_do_not_count);
 	RUN(loss_before_any_sample);

@@ -861,8 +861,9 @@ def band_word(x):
 
 def verdict_rows(g):
     """Per algorithm with verdicts: flows with one, agreement with band_word(),
-    the bdp_est error on the flows whose measurement ended at a congestion
-    event (bdp_est is a measurement there, not a bound), per scenario."""
+    the bdp_est error on the flows whose bdp_est is a measurement (a
+    congestion event with a queue behind it: the record's bound false), and
+    apart from them those whose bdp_est is only a lower bound, per scenario."""
     per_alg, per_scen = collections.OrderedDict(), []
     for sid, algs in g.items():
         for aid, fl in algs.items():
@@ -870,6 +871,8 @@ def verdict_rows(g):
                 continue
             errs = [x["verdict_bdp_est"] / x["bdp_pkts"] - 1 for x in fl
                     if x.get("verdict_bdp_est") and not x.get("verdict_bound")]
+            berrs = [x["verdict_bdp_est"] / x["bdp_pkts"] - 1 for x in fl
+                     if x.get("verdict_bdp_est") and x.get("verdict_bound")]
             a = per_alg.setdefault(aid, dict(algorithm=aid, flows=0, with_verdict=0, judged=0, agree=0,
                                              unknown=0, disagree=[]))
             for x in fl:
@@ -889,10 +892,12 @@ def verdict_rows(g):
                     a["disagree"].append(f"{sid} rep {x['rep']}: {w} ({fmt(x.get('verdict_exit_ratio'), 2)} x "
                                          f"bdp_est {x.get('verdict_bdp_est')}), band {want} "
                                          f"({fmt(x.get('exit_cwnd_bdp'), 2)} BDP)")
-            if errs:
+            if errs or berrs:
                 per_scen.append(dict(scenario=sid, algorithm=aid, bdp=fl[0]["bdp_pkts"],
-                                     clean=is_clean(fl[0]), n=len(errs), med=med(errs),
-                                     lo=min(errs), hi=max(errs)))
+                                     clean=is_clean(fl[0]), n=len(errs),
+                                     med=med(errs) if errs else None,
+                                     lo=min(errs) if errs else None, hi=max(errs) if errs else None,
+                                     bound=len(berrs), bound_med=med(berrs) if berrs else None))
     return list(per_alg.values()), per_scen
 
 
@@ -905,7 +910,7 @@ def verdict_md(g):
            "bdp_est = max delivery rate x min RTT, exit ratio = exit cwnd / bdp_est; docs/COMMANDS.md) "
            f"next to this analysis in the same words: *overshoot* (a slow-start segment lost, a loss exit, or "
            f"an exit above BDP + buffer), *premature* (below {PREMATURE} x the configured BDP), *ok*. "
-           "A verdict of *unknown* (no congestion event after the exit and a ratio that proves nothing) "
+           "A verdict of *unknown* (bdp_est only a lower bound and a ratio that proves nothing) "
            "is counted apart.\n",
            "| algorithm | flows | with a verdict | judged | agree | unknown |",
            "|---|---|---|---|---|---|"]
@@ -917,12 +922,19 @@ def verdict_md(g):
     if dis:
         out += ["", "Disagreements: " + "; ".join(f"{aid} {d}" for aid, d in dis) + "."]
     if scen:
-        out += ["", "bdp_est against the configured BDP (the fair share or policed rate's on real paths), "
-                "flows whose measurement ended at a congestion event: bdp_est / BDP - 1, median (min..max).\n",
-                "| scenario | class | BDP | algorithm | flows | error |", "|---|---|---|---|---|---|"]
+        out += ["", "bdp_est against the configured BDP (the fair share or policed rate's on real paths): "
+                "bdp_est / BDP - 1, median (min..max), over the flows whose bdp_est is a measurement (a "
+                "congestion event with a queue behind it, measured to the end of the round after it). "
+                "*bound*: the flows whose bdp_est the record calls a lower bound (no congestion event, or "
+                "no queue standing through the round before it: that round's least RTT under 17/16 of min_rtt), with "
+                "their median error: never counted as a measurement.\n",
+                "| scenario | class | BDP | algorithm | flows | error | bound | bound's error |",
+                "|---|---|---|---|---|---|---|---|"]
         for x in scen:
+            err = f"{x['med']:+.1%} ({x['lo']:+.1%}..{x['hi']:+.1%})" if x["n"] else "-"
+            berr = f"{x['bound_med']:+.1%}" if x["bound"] else "-"
             out.append(f"| {x['scenario']} | {'clean' if x['clean'] else 'stress'} | {x['bdp']} | "
-                       f"{x['algorithm']} | {x['n']} | {x['med']:+.1%} ({x['lo']:+.1%}..{x['hi']:+.1%}) |")
+                       f"{x['algorithm']} | {x['n']} | {err} | {x['bound']} | {berr} |")
     return "\n".join(out)
 
 
