@@ -502,7 +502,7 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 	if (s->epoch_start && (__s32)(tcp_jiffies32() - s->epoch_start) < (__s32)CONFIG_HZ)
 		s->flags |= CUBIC_SF_FRESH_EPOCH;
 	ssthresh = cubic_recalc_ssthresh(s, t, cwnd);
-	/* the first congestion event after an exit ends its measurement (before a loss exit's) */
+	/* a congestion event ends an exit's measurement a round later (before a loss exit's starts) */
 	if (s->verdict == VERDICT_ON)
 		verdict_congestion(sk, cwnd);
 	if (ss_exit)

@@ -91,7 +91,7 @@ static double run(int rule, long acks)
 		__u32 rtt = RTT_US + noise(&seed);
 
 		if (rule == R_VERDICT) {
-			/* every ACK after an exit until the first congestion event:
+			/* every ACK after an exit until a congestion event:
 			 * a rate sample (delivered over its interval) and an RTT */
 			struct verdict_ack a = {
 				.now_us = now,
@@ -222,7 +222,7 @@ int main(int argc, char **argv)
 	printf("\nThe rules' common path in slow start, no rule firing. In BPF, SEARCH and PREDICT "
 	       "each add one bpf_sk_storage_get() per slow-start ACK (their state); PREDICT measures "
 	       "only its one round and then only reads its phase; after slow start no rule runs. The verdict runs after the exit "
-	       "instead, until the first congestion event (or 30 s, or 4 rounds not cwnd-limited), "
+	       "instead, until a round after a congestion event (or 30 s, or 4 rounds not cwnd-limited), "
 	       "plus one bpf_sk_storage_get() per ACK; then one byte is read per ACK.\n");
 	return 0;
 }
