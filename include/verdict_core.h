@@ -199,8 +199,11 @@ static inline void verdict_stop(struct verdict_state *s, __u8 end)
 static inline int verdict_on_ack(struct verdict_state *s, const struct verdict_params *p,
 				 const struct verdict_ack *a)
 {
+	int late;
+
 	if (s->phase != VERDICT_MEASURING)
 		return 0;
+	late = a->now_us - s->exit_us >= (__u64)p->max_ms * 1000;
 	if (a->rtt_us && (!s->min_rtt_us || a->rtt_us < s->min_rtt_us))
 		s->min_rtt_us = a->rtt_us;
 	if (a->rtt_us && (!s->round_min_us || a->rtt_us < s->round_min_us))
@@ -219,8 +222,7 @@ static inline int verdict_on_ack(struct verdict_state *s, const struct verdict_p
 	}
 	if (s->congested) {
 		/* the round after the event: rounds and idleness no longer count */
-		if (a->delivered >= s->drain_end ||
-		    a->now_us - s->exit_us >= (__u64)p->max_ms * 1000) {
+		if (a->delivered >= s->drain_end || late) {
 			verdict_stop(s, VERDICT_END_CONGESTION);
 			return 1;
 		}
@@ -240,7 +242,7 @@ static inline int verdict_on_ack(struct verdict_state *s, const struct verdict_p
 			return 1;
 		}
 	}
-	if (a->now_us - s->exit_us >= (__u64)p->max_ms * 1000) {
+	if (late) {
 		verdict_stop(s, VERDICT_END_TIMEOUT);
 		return 1;
 	}
