@@ -272,6 +272,16 @@ static void print_selection_json(struct json *j, const char *name)
 	json_arr_close(j);
 }
 
+/* "  build     1a2b3c4d": the build of the programs new flows get. */
+static void print_build(const struct instance *in)
+{
+	struct cubic_info info;
+	char b[16];
+
+	if (!instance_read_info((struct instance *)in, &info))
+		printf("  build     %s\n", build_id_str(info.build_id, b, sizeof(b)));
+}
+
 static void print_text(const struct instance *in, enum instance_state st,
 		       const struct cubic_counters *c, const struct cubic_tunables *t)
 {
@@ -299,6 +309,7 @@ static void print_text(const struct instance *in, enum instance_state st,
 	print_rule(t);
 	printf("  datapath  %s\n", datapath_str(instance_datapath(in)));
 	printf("  abi       %u\n", in->abi_version);
+	print_build(in);
 	printf("  sockets   %llu (estimate: flows initialised minus released)\n",
 	       (unsigned long long)counters_sockets(c));
 	printf("  flows     %llu initialised, %llu released\n",
@@ -336,8 +347,14 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 		json_str(j, "ops_registered_as", in->ops_ca_name);
 	json_u64(j, "abi_version", in->abi_version);
 	json_bool(j, "abi_ok", instance_abi_ok(in));
-	if (st == INST_REGISTERED)
+	if (st == INST_REGISTERED) {
+		struct cubic_info info;
+		char b[16];
+
 		json_str(j, "datapath", datapath_str(instance_datapath(in)));
+		if (!instance_read_info((struct instance *)in, &info))
+			json_str(j, "build_id", build_id_str(info.build_id, b, sizeof(b)));
+	}
 	if (st == INST_REGISTERED && !instance_abi_ok(in))
 		json_str(j, "hint", "reload it: its ABI is not this cubicctl's");
 	if (st == INST_REGISTERED && instance_abi_ok(in)) {

@@ -41,6 +41,8 @@ int instance_open(struct instance *in, const char *name);
 void instance_close(struct instance *in);
 int instance_read_tunables(struct instance *in, struct cubic_tunables *t);
 int instance_read_counters(struct instance *in, struct cubic_counters *sum);
+/* Its info map (this ABI's only: -EPROTO for another). */
+int instance_read_info(struct instance *in, struct cubic_info *info);
 int instance_remove_pins(const char *name);
 /* Unpins everything in a folder of bpffs, then removes it (0 if it is not there). */
 int pin_dir_remove(const char *dir);
@@ -87,6 +89,16 @@ const char *rule_refused(int dp, __u32 v, char *buf, size_t len);
  * -EINVAL if the image is not a sane ELF64.
  */
 int objpatch_ops_name(void *elf, size_t sz, const char *name, int nmaps);
+/*
+ * The build id of an object image as cubicctl embeds it, before the name is
+ * patched in (so every instance of one build has the same id), with tag (the
+ * environment's CUBICCTL_BUILD_TAG; NULL or "" for none) mixed in: never 0.
+ */
+__u32 objimage_build_id(const void *elf, size_t sz, const char *tag);
+/* A build id as cubicctl shows it: 8 hex digits (len >= 9). */
+const char *build_id_str(__u32 id, char *buf, size_t len);
+/* The environment variable whose value is mixed into the build id ("a canary build"). */
+#define BUILD_TAG_ENV "CUBICCTL_BUILD_TAG"
 
 /* loader.c */
 /* Registers a new instance; on failure leaves nothing behind. */

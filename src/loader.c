@@ -111,6 +111,9 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 		errmsg("out of memory");
 		goto out;
 	}
+	/* the object as built: one build, one id, whatever the instance's name */
+	info.build_id = objimage_build_id(skel->skeleton->data, skel->skeleton->data_sz,
+					  getenv(BUILD_TAG_ENV));
 	memcpy(elf, skel->skeleton->data, skel->skeleton->data_sz);
 	err = objpatch_ops_name(elf, skel->skeleton->data_sz, name, OPS_MAP_COUNT);
 	if (err) {
@@ -126,6 +129,7 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 		goto out;
 	}
 	memcpy((char *)skel->rodata->instance_name, name, strnlen(name, CUBIC_NAME_MAX - 1));
+	skel->rodata->build_id = info.build_id;
 	/*
 	 * Linux 6.10 gave .cong_control its 4 arguments and let BPF write
 	 * tp->snd_cwnd_stamp; before, the fast datapath keeps its own stamp.

@@ -131,6 +131,17 @@ int instance_read_tunables(struct instance *in, struct cubic_tunables *t)
 	return bpf_map_lookup_elem(in->tunables_fd, &zero, t) ? -errno : 0;
 }
 
+int instance_read_info(struct instance *in, struct cubic_info *info)
+{
+	__u32 zero = 0;
+
+	if (in->info_fd < 0)
+		return -ENOENT;
+	if (!instance_abi_ok(in) || value_size(in->info_fd) != sizeof(*info))
+		return -EPROTO;
+	return bpf_map_lookup_elem(in->info_fd, &zero, info) ? -errno : 0;
+}
+
 int instance_read_counters(struct instance *in, struct cubic_counters *sum)
 {
 	int ncpu = libbpf_num_possible_cpus();
