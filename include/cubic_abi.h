@@ -25,6 +25,13 @@
 #define CUBIC_PIN_COUNTERS "counters" /* percpu array[1] of struct cubic_counters */
 #define CUBIC_PIN_INFO	   "info"     /* array[1] of struct cubic_info */
 #define CUBIC_PIN_EVENTS   "events"   /* ring buffer of struct cubic_event */
+/*
+ * The struct_ops link (Linux 6.4+): the registration lives here, and ends when
+ * the link's last holder lets go of it; the link's map is the ops pin's.
+ * Without it (Linux 6.1, or an instance loaded in map mode) the ops map's own
+ * element is the registration.
+ */
+#define CUBIC_PIN_LINK "link"
 
 /* Default size of the events ring, bytes (a power of 2, at least a page). */
 #define CUBIC_RING_DEFAULT (256 * 1024)

@@ -272,14 +272,16 @@ static void print_selection_json(struct json *j, const char *name)
 	json_arr_close(j);
 }
 
-/* "  build     1a2b3c4d": the build of the programs new flows get. */
+/* "  build     1a2b3c4d, ..." and how it is registered. */
 static void print_build(const struct instance *in)
 {
 	struct cubic_info info;
 	char b[16];
 
-	if (!instance_read_info((struct instance *)in, &info))
-		printf("  build     %s\n", build_id_str(info.build_id, b, sizeof(b)));
+	if (instance_read_info((struct instance *)in, &info))
+		return;
+	printf("  build     %s, registered %s\n", build_id_str(info.build_id, b, sizeof(b)),
+	       in->link_mode ? "through a struct_ops link" : "in map mode");
 }
 
 static void print_text(const struct instance *in, enum instance_state st,
@@ -352,6 +354,7 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 		char b[16];
 
 		json_str(j, "datapath", datapath_str(instance_datapath(in)));
+		json_str(j, "registration", in->link_mode ? "link" : "map");
 		if (!instance_read_info((struct instance *)in, &info))
 			json_str(j, "build_id", build_id_str(info.build_id, b, sizeof(b)));
 	}

@@ -24,8 +24,12 @@ struct instance {
 	int counters_fd;
 	int info_fd;
 	int events_fd;
+	int link_fd; /* the struct_ops link pinned as CUBIC_PIN_LINK, -1 if none */
 	__u32 abi_version; /* from the info map at open; 0: unreadable */
 	char ops_ca_name[CUBIC_NAME_MAX]; /* the name its ops map holds (instance_state) */
+	/* (instance_state) registered through its link, not its ops map's element */
+	bool link_mode;
+	bool link_foreign; /* (instance_state) the link pin is no struct_ops link of ours */
 };
 
 enum instance_state {
@@ -60,10 +64,31 @@ enum instance_state instance_state(struct instance *in);
 const char *instance_state_str(enum instance_state st);
 /* Says (one sentence) why an INST_FOREIGN instance is left alone. */
 void instance_foreign_msg(const struct instance *in);
-/* Unregisters the ops map only if it is proven to be instance name (-ESRCH if not). */
-int instance_unregister(int ops_fd, const char *name);
-/* A registered instance of ours under name whose pins are gone: its ops map fd, or -ENOENT. */
-int instance_find_unpinned(const char *name);
+/*
+ * Unregisters the instance only if it is proven to be the one named (-ESRCH if
+ * not): in map mode by deleting its ops map's element; in link mode by
+ * detaching its link (Linux 6.11+) or, before, by unpinning it and letting go
+ * (-EBUSY if another process still holds the link).
+ */
+int instance_unregister(struct instance *in);
+/*
+ * A registered instance of ours under name whose pins are gone (loaded from
+ * another mount namespace): 0 with in's ops_fd (and link_fd, in link mode)
+ * set, for instance_unregister(); -ENOENT if there is none.
+ */
+int instance_find_unpinned(const char *name, struct instance *in);
+/*
+ * BPF_STRUCT_OPS of this kernel's enum bpf_attach_type (its BTF): the kernel
+ * has struct_ops links (Linux 6.4+); -1 if it has not.
+ */
+int kstate_struct_ops_attach_type(void);
+/*
+ * Whether load registers through a struct_ops link: the kernel has them, and
+ * CUBICCTL_LINK=0 is not set (map mode, as on Linux 6.1 and by older
+ * cubicctls; for tests of both modes and of upgrade's refusal).
+ */
+bool kstate_link_mode(void);
+#define LINK_MODE_ENV "CUBICCTL_LINK"
 /* The datapath of an opened instance, -1 if unknown. */
 int instance_datapath(const struct instance *in);
 /*

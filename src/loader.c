@@ -2,21 +2,37 @@
 /*
  * Loading an instance: open the skeleton under a new name, pin, then register.
  *
- * libbpf 1.1 registers struct_ops in map mode: the registration outlives this
- * process and ends with a delete of the map's only element, so the struct_ops
- * map is pinned to be found again. Everything is pinned before registering, so
- * a load killed halfway leaves at worst pins of an unregistered instance,
- * which instance_state() reports as INST_LEFTOVER and load/unload remove.
+ * Map mode (Linux 6.1): libbpf 1.1 registers struct_ops by updating the map;
+ * the registration outlives this process and ends with a delete of the map's
+ * only element, so the struct_ops map is pinned to be found again.
+ * Link mode (Linux 6.4+, kstate_link_mode()): the ops map is made with
+ * BPF_F_LINK, so its update only readies it, and a struct_ops link registers
+ * it; the link is pinned beside the maps and the registration ends with it.
+ * libbpf 1.1 has neither SEC(".struct_ops.link") nor a struct_ops link, but
+ * its bpf_link_create() passes a map fd where the uapi union of Linux 6.4
+ * takes one (link_create.map_fd is prog_fd's place).
+ *
+ * Everything is pinned before registering, and the link is pinned as soon as
+ * it exists (until then it dies with this process), so a load killed halfway
+ * leaves at worst pins of an unregistered instance, which instance_state()
+ * reports as INST_LEFTOVER and load/unload remove.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "cubicctl.h"
 #include "bpf_cubic.skel.h"
+
+/* Linux 6.4's map flag: the struct_ops map is registered by a link, not by its update. */
+#ifndef BPF_F_LINK
+#define BPF_F_LINK (1U << 13)
+#endif
 
 static int pin_map(struct bpf_map *map, const char *name, const char *pin)
 {
@@ -70,23 +86,36 @@ static struct bpf_map *select_ops_map(struct bpf_cubic_bpf *skel, enum ops_map c
 	return ops;
 }
 
-int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_size,
-		  enum datapath dp)
-{
+/* The object of one instance, opened and set up, not loaded yet. */
+struct cubic_obj {
 	struct bpf_cubic_bpf *skel;
-	struct bpf_map *ops;
-	struct bpf_link *link;
-	struct cubic_info info = { .abi_version = CUBIC_ABI_VERSION };
-	struct timespec now;
-	char dir[PATH_MAX];
-	void *elf = NULL;
-	bool pinned = false;
-	__u32 zero = 0;
-	int cc_args = kstate_cong_control_args(), map, err;
+	void *elf;	   /* the image with the instance's name patched in */
+	struct bpf_map *ops; /* the struct_ops map this kernel gets */
+	int map;	   /* its row of CUBIC_OPS_MAPS */
+	__u32 build_id;
+};
 
+static void obj_free(struct cubic_obj *o)
+{
+	bpf_cubic_bpf__destroy(o->skel);
+	free(o->elf);
+	o->skel = NULL;
+	o->elf = NULL;
+}
+
+/*
+ * Opens the object for instance name on datapath dp, its name and rodata set,
+ * only the ops map this kernel gets made (with BPF_F_LINK in link mode). Says
+ * why not (one sentence) and returns a negative errno.
+ */
+static int obj_open(struct cubic_obj *o, const char *name, enum datapath dp, bool link)
+{
+	int cc_args = kstate_cong_control_args(), err;
+
+	memset(o, 0, sizeof(*o));
 	/* the map whose .cong_control fits this kernel's prototype (its BTF) */
-	map = ops_map_for(dp, cc_args);
-	if (map < 0) {
+	o->map = ops_map_for(dp, cc_args);
+	if (o->map < 0) {
 		char known[160];
 
 		if (cc_args < 0)
@@ -99,67 +128,115 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 			       cc_protos_str(known, sizeof(known)), cc_args);
 		return -EOPNOTSUPP;
 	}
-	skel = calloc(1, sizeof(*skel));
-	if (!skel || bpf_cubic_bpf__create_skeleton(skel)) {
+	o->skel = calloc(1, sizeof(*o->skel));
+	if (!o->skel || bpf_cubic_bpf__create_skeleton(o->skel)) {
 		errmsg("out of memory");
-		free(skel);
+		free(o->skel);
+		o->skel = NULL;
 		return -ENOMEM;
 	}
-	elf = malloc(skel->skeleton->data_sz);
-	if (!elf) {
-		err = -ENOMEM;
+	o->elf = malloc(o->skel->skeleton->data_sz);
+	if (!o->elf) {
 		errmsg("out of memory");
-		goto out;
+		return -ENOMEM;
 	}
 	/* the object as built: one build, one id, whatever the instance's name */
-	info.build_id = objimage_build_id(skel->skeleton->data, skel->skeleton->data_sz,
-					  getenv(BUILD_TAG_ENV));
-	memcpy(elf, skel->skeleton->data, skel->skeleton->data_sz);
-	err = objpatch_ops_name(elf, skel->skeleton->data_sz, name, OPS_MAP_COUNT);
+	o->build_id = objimage_build_id(o->skel->skeleton->data, o->skel->skeleton->data_sz,
+					getenv(BUILD_TAG_ENV));
+	memcpy(o->elf, o->skel->skeleton->data, o->skel->skeleton->data_sz);
+	err = objpatch_ops_name(o->elf, o->skel->skeleton->data_sz, name, OPS_MAP_COUNT);
 	if (err) {
 		errmsg("can't set the name in the BPF object: its .struct_ops section has no "
 		       "'%s' placeholder", CUBIC_DEFAULT_NAME);
-		goto out;
+		return err;
 	}
-	skel->skeleton->data = elf;
+	o->skel->skeleton->data = o->elf;
 
-	err = bpf_object__open_skeleton(skel->skeleton, NULL);
+	err = bpf_object__open_skeleton(o->skel->skeleton, NULL);
 	if (err) {
 		errmsg("can't open the BPF object: %s", strerror(-err));
-		goto out;
+		return err;
 	}
-	memcpy((char *)skel->rodata->instance_name, name, strnlen(name, CUBIC_NAME_MAX - 1));
-	skel->rodata->build_id = info.build_id;
+	memcpy((char *)o->skel->rodata->instance_name, name, strnlen(name, CUBIC_NAME_MAX - 1));
+	o->skel->rodata->build_id = o->build_id;
 	/*
 	 * Linux 6.10 gave .cong_control its 4 arguments and let BPF write
 	 * tp->snd_cwnd_stamp; before, the fast datapath keeps its own stamp.
 	 */
-	skel->rodata->own_cwnd_stamp = ops_map_own_cwnd_stamp(map);
+	o->skel->rodata->own_cwnd_stamp = ops_map_own_cwnd_stamp(o->map);
 	/* PREDICT's paths in (sk, rs)'s .cong_control are too much for 6.1's verifier */
-	skel->rodata->predict_ok = rule_runs_on(&rules[RULE_PREDICT], map);
-	ops = select_ops_map(skel, (enum ops_map)map);
-	if (!ops) {
+	o->skel->rodata->predict_ok = rule_runs_on(&rules[RULE_PREDICT], o->map);
+	o->ops = select_ops_map(o->skel, (enum ops_map)o->map);
+	if (!o->ops) {
 		err = -errno;
 		errmsg("can't select the %s datapath: %s", datapath_str(dp), strerror(errno));
-		goto out;
+		return err;
 	}
-	err = bpf_map__set_max_entries(skel->maps.events, ring_size);
+	if (link) {
+		err = bpf_map__set_map_flags(o->ops, bpf_map__map_flags(o->ops) | BPF_F_LINK);
+		if (err) {
+			errmsg("can't make the struct_ops map a link's: %s", strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int obj_load(struct cubic_obj *o, const char *cmd)
+{
+	int err = bpf_cubic_bpf__load(o->skel);
+
+	if (err)
+		errmsg("can't load the BPF programs: %s (run 'cubicctl -v %s' for the verifier log)",
+		       strerror(-err), cmd);
+	return err;
+}
+
+/*
+ * Puts the programs' ids in the ops map's value: in map mode that registers
+ * it, in link mode it only readies it for a link. libbpf's link stands for the
+ * map itself, so it is let go without the detach that would unregister.
+ */
+static int ops_fill(struct bpf_map *ops)
+{
+	struct bpf_link *l = bpf_map__attach_struct_ops(ops);
+
+	if (!l)
+		return -errno;
+	bpf_link__disconnect(l);
+	bpf_link__destroy(l);
+	return 0;
+}
+
+int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_size,
+		  enum datapath dp)
+{
+	struct cubic_obj o;
+	struct cubic_info info = { .abi_version = CUBIC_ABI_VERSION };
+	struct timespec now;
+	char dir[PATH_MAX], path[PATH_MAX];
+	bool pinned = false, link = kstate_link_mode();
+	__u32 zero = 0;
+	int err, link_fd = -1;
+
+	err = obj_open(&o, name, dp, link);
+	if (err)
+		goto out;
+	err = bpf_map__set_max_entries(o.skel->maps.events, ring_size);
 	if (err) {
 		errmsg("can't set the ring size to %u bytes: %s", ring_size, strerror(-err));
 		goto out;
 	}
-	err = bpf_cubic_bpf__load(skel);
-	if (err) {
-		errmsg("can't load the BPF programs: %s (run 'cubicctl -v load' for the verifier log)",
-		       strerror(-err));
+	err = obj_load(&o, "load");
+	if (err)
 		goto out;
-	}
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	info.load_time_ns = (__u64)now.tv_sec * 1000000000ULL + (__u64)now.tv_nsec;
+	info.build_id = o.build_id;
 	snprintf(info.name, sizeof(info.name), "%s", name);
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.tunables), &zero, t, 0) ||
-	    bpf_map_update_elem(bpf_map__fd(skel->maps.info), &zero, &info, 0)) {
+	if (bpf_map_update_elem(bpf_map__fd(o.skel->maps.tunables), &zero, t, 0) ||
+	    bpf_map_update_elem(bpf_map__fd(o.skel->maps.info), &zero, &info, 0)) {
 		err = -errno;
 		errmsg("can't initialise the maps: %s", strerror(errno));
 		goto out;
@@ -172,34 +249,45 @@ int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_s
 		goto out;
 	}
 	pinned = true;
-	err = pin_map(skel->maps.info, name, CUBIC_PIN_INFO);
-	err = err ?: pin_map(skel->maps.tunables, name, CUBIC_PIN_TUNABLES);
-	err = err ?: pin_map(skel->maps.counters, name, CUBIC_PIN_COUNTERS);
-	err = err ?: pin_map(skel->maps.events, name, CUBIC_PIN_EVENTS);
-	err = err ?: pin_map(ops, name, CUBIC_PIN_OPS);
+	err = pin_map(o.skel->maps.info, name, CUBIC_PIN_INFO);
+	err = err ?: pin_map(o.skel->maps.tunables, name, CUBIC_PIN_TUNABLES);
+	err = err ?: pin_map(o.skel->maps.counters, name, CUBIC_PIN_COUNTERS);
+	err = err ?: pin_map(o.skel->maps.events, name, CUBIC_PIN_EVENTS);
+	err = err ?: pin_map(o.ops, name, CUBIC_PIN_OPS);
 	if (err)
 		goto out;
 
 	/* Register: from here on the kernel owns the instance. */
-	link = bpf_map__attach_struct_ops(ops);
-	if (!link) {
-		err = -errno;
-		if (err == -EEXIST)
-			errmsg("congestion control '%s' is already registered; pick another --name",
-			       name);
-		else
-			errmsg("can't register '%s': %s", name, strerror(-err));
+	err = ops_fill(o.ops);
+	if (!err && link) {
+		link_fd = bpf_link_create(bpf_map__fd(o.ops), 0,
+					  (enum bpf_attach_type)kstate_struct_ops_attach_type(), NULL);
+		err = link_fd < 0 ? -errno : 0;
+	}
+	if (err == -EEXIST) {
+		errmsg("congestion control '%s' is already registered; pick another --name", name);
+		goto out;
+	} else if (err) {
+		errmsg("can't register '%s'%s: %s", name, link ? " through a struct_ops link" : "",
+		       strerror(-err));
 		goto out;
 	}
-	/* Keep the registration when this process lets go of the link. */
-	bpf_link__disconnect(link);
-	bpf_link__destroy(link);
+	if (link) {
+		/* pinned, the link (and the registration) outlives this process */
+		instance_path(path, sizeof(path), name, CUBIC_PIN_LINK);
+		err = bpf_obj_pin(link_fd, path) ? -errno : 0;
+		close(link_fd); /* unpinned, this unregisters it */
+		if (err) {
+			errmsg("can't pin link: path '%s': %s", path, strerror(-err));
+			goto out;
+		}
+	}
 	pinned = false;
 	err = 0;
 out:
 	if (pinned)
 		instance_remove_pins(name);
-	bpf_cubic_bpf__destroy(skel);
-	free(elf);
+	obj_free(&o);
 	return err;
 }
+

@@ -94,6 +94,7 @@ int instance_open(struct instance *in, const char *name)
 
 	memset(in, 0, sizeof(*in));
 	in->ops_fd = in->tunables_fd = in->counters_fd = in->info_fd = in->events_fd = -1;
+	in->link_fd = -1;
 	snprintf(in->name, sizeof(in->name), "%s", name);
 	instance_path(in->dir, sizeof(in->dir), name, NULL);
 	if (stat(in->dir, &st) || !S_ISDIR(st.st_mode))
@@ -103,6 +104,7 @@ int instance_open(struct instance *in, const char *name)
 	in->counters_fd = get_pinned(name, CUBIC_PIN_COUNTERS);
 	in->info_fd = get_pinned(name, CUBIC_PIN_INFO);
 	in->events_fd = get_pinned(name, CUBIC_PIN_EVENTS);
+	in->link_fd = get_pinned(name, CUBIC_PIN_LINK);
 	in->abi_version = read_abi_version(in->info_fd);
 	return 0;
 }
@@ -110,7 +112,7 @@ int instance_open(struct instance *in, const char *name)
 void instance_close(struct instance *in)
 {
 	int *fds[] = { &in->ops_fd, &in->tunables_fd, &in->counters_fd, &in->info_fd,
-		       &in->events_fd };
+		       &in->events_fd, &in->link_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
