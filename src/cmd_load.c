@@ -100,10 +100,12 @@ static void describe(FILE *f)
 		"--config-optional FILE is --config, but a FILE that does not exist means no\n"
 		"  settings: the defaults (cubicctl@NAME.service reads its NAME.conf so).\n"
 		"On Linux 6.4 and later it registers through a struct_ops link, pinned beside\n"
-		"  the maps; on older kernels (or with %s=0 in the environment)\n"
-		"  through the struct_ops map itself: map mode.\n",
+		"  the maps, which 'cubicctl upgrade' updates in place; on older kernels (or\n"
+		"  with %s=0 in the environment) through the struct_ops map itself:\n"
+		"  map mode. $%s is mixed into the build id ('cubicctl help\n"
+		"  upgrade').\n",
 		CUBIC_DEFAULT_NAME, CUBIC_PIN_ROOT, CUBIC_NAME_MAX - 1, CUBIC_RING_DEFAULT,
-		LINK_MODE_ENV);
+		LINK_MODE_ENV, BUILD_TAG_ENV);
 }
 
 const struct command cmd_load_def = {

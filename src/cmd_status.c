@@ -272,7 +272,7 @@ static void print_selection_json(struct json *j, const char *name)
 	json_arr_close(j);
 }
 
-/* "  build     1a2b3c4d, ..." and how it is registered. */
+/* "  build     1a2b3c4d, ..." and how it is registered: what 'cubicctl upgrade' can do. */
 static void print_build(const struct instance *in)
 {
 	struct cubic_info info;
@@ -280,8 +280,15 @@ static void print_build(const struct instance *in)
 
 	if (instance_read_info((struct instance *)in, &info))
 		return;
-	printf("  build     %s, registered %s\n", build_id_str(info.build_id, b, sizeof(b)),
-	       in->link_mode ? "through a struct_ops link" : "in map mode");
+	if (in->link_mode)
+		printf("  build     %s, registered through a struct_ops link ('cubicctl upgrade' "
+		       "replaces it in place)\n", build_id_str(info.build_id, b, sizeof(b)));
+	else
+		printf("  build     %s, registered in map mode (%s)\n",
+		       build_id_str(info.build_id, b, sizeof(b)),
+		       kstate_struct_ops_attach_type() < 0
+			       ? "this kernel has no struct_ops links: upgrade by reloading"
+			       : "reload it for 'cubicctl upgrade' to replace it in place");
 }
 
 static void print_text(const struct instance *in, enum instance_state st,

@@ -130,4 +130,20 @@ const char *build_id_str(__u32 id, char *buf, size_t len);
 int instance_load(const char *name, const struct cubic_tunables *t, __u32 ring_size,
 		  enum datapath dp);
 
+/* What instance_upgrade() did. */
+struct upgrade_result {
+	__u32 old_build_id, new_build_id;
+	__u32 old_ops_id, new_ops_id; /* the struct_ops maps (bpftool map show id) */
+	int reused;		      /* maps the new programs share with the old ones */
+};
+/*
+ * Replaces the programs of in (registered, in link mode, of this ABI) by this
+ * cubicctl's, keeping its maps: the new object reuses every map of the
+ * instance, the link is updated to the new struct_ops map and that is pinned
+ * where the old one was. Says why not (one sentence, ending in reload, the
+ * command that reloads it, where a reload is the way) and returns EXIT_FAIL,
+ * with nothing changed; EXIT_OK and *r when done.
+ */
+int instance_upgrade(struct instance *in, const char *reload, struct upgrade_result *r);
+
 #endif /* CUBICCTL_INSTANCE_H */
