@@ -24,7 +24,13 @@ struct instance {
 	int counters_fd;
 	int info_fd;
 	int events_fd;
-	int link_fd; /* the struct_ops link pinned as CUBIC_PIN_LINK, -1 if none */
+	/*
+	 * A struct_ops link pinned as CUBIC_PIN_LINK: opened at each use
+	 * (instance_link_get()), never held, since before Linux 6.11 a process
+	 * holding it would keep the instance registered after unload.
+	 */
+	bool link_pinned;
+	int link_fd; /* a struct_ops link found by its id (instance_find_unpinned), else -1 */
 	__u32 abi_version; /* from the info map at open; 0: unreadable */
 	char ops_ca_name[CUBIC_NAME_MAX]; /* the name its ops map holds (instance_state) */
 	/* (instance_state) registered through its link, not its ops map's element */
@@ -77,6 +83,8 @@ int instance_unregister(struct instance *in);
  * set, for instance_unregister(); -ENOENT if there is none.
  */
 int instance_find_unpinned(const char *name, struct instance *in);
+/* A new fd of the instance's struct_ops link (its pin, or the one found by id), or -1. */
+int instance_link_get(const struct instance *in);
 /*
  * BPF_STRUCT_OPS of this kernel's enum bpf_attach_type (its BTF): the kernel
  * has struct_ops links (Linux 6.4+); -1 if it has not.

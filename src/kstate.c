@@ -14,6 +14,7 @@
  * leaves them apart).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,18 +291,30 @@ static __u32 map_id_of(int fd)
 	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.id : 0;
 }
 
+int instance_link_get(const struct instance *in)
+{
+	char path[PATH_MAX];
+
+	if (in->link_fd >= 0)
+		return fcntl(in->link_fd, F_DUPFD_CLOEXEC, 0);
+	if (!in->link_pinned)
+		return -1;
+	instance_path(path, sizeof(path), in->name, CUBIC_PIN_LINK);
+	return bpf_obj_get(path);
+}
+
 /*
  * Link mode: the link pin decides. REGISTERED if it is a struct_ops link whose
  * map is ours under exactly in->name (that map becomes in->ops_fd if the ops
  * pin holds another: an upgrade cut short); LEFTOVER if it was detached;
  * FOREIGN otherwise.
  */
-static enum instance_state link_state(struct instance *in)
+static enum instance_state link_state(struct instance *in, int link_fd)
 {
 	enum ops_kind kind;
 	__u32 map_id;
 
-	if (link_map_id(in->link_fd, &map_id)) {
+	if (link_map_id(link_fd, &map_id)) {
 		in->link_foreign = true;
 		return INST_FOREIGN;
 	}
@@ -336,11 +349,18 @@ static enum instance_state link_state(struct instance *in)
 enum instance_state instance_state(struct instance *in)
 {
 	enum ops_kind kind;
+	int link_fd;
 
 	in->ops_ca_name[0] = '\0';
 	in->link_mode = in->link_foreign = false;
-	if (in->link_fd >= 0)
-		return link_state(in);
+	/* (a link pin gone since the open: as if there was none, a leftover or foreign) */
+	link_fd = instance_link_get(in);
+	if (link_fd >= 0) {
+		enum instance_state st = link_state(in, link_fd);
+
+		close(link_fd);
+		return st;
+	}
 	if (in->ops_fd < 0)
 		return INST_LEFTOVER;
 	kind = ops_inspect(in->ops_fd, in->ops_ca_name);
@@ -446,41 +466,46 @@ const char *instance_state_str(enum instance_state st)
  * fd this process holds, closed last (a close drops the link at once, an
  * unpin only schedules it).
  */
-static int link_unregister(struct instance *in)
+static int link_unregister(struct instance *in, int link_fd)
 {
 	char ca[CUBIC_NAME_MAX], path[PATH_MAX];
 	__u32 map_id;
-	int fd;
+	int fd, err;
 
 	/* The only way to unregister: prove first that it is the named instance. */
-	if (link_map_id(in->link_fd, &map_id) || !map_id)
+	if (link_map_id(link_fd, &map_id) || !map_id)
 		return -ESRCH;
 	fd = bpf_map_get_fd_by_id(map_id);
 	if (fd < 0)
 		return -ESRCH;
-	if (ops_inspect(fd, ca) == OPS_OTHER || strcmp(ca, in->name)) {
-		close(fd);
-		return -ESRCH;
-	}
+	err = ops_inspect(fd, ca) == OPS_OTHER || strcmp(ca, in->name) ? -ESRCH : 0;
 	close(fd);
-	if (!bpf_link_detach(in->link_fd))
-		return 0;
+	if (err || !bpf_link_detach(link_fd))
+		return err;
 	if (errno != EOPNOTSUPP)
 		return -errno;
 	instance_path(path, sizeof(path), in->name, CUBIC_PIN_LINK);
-	if (unlink(path) && errno != ENOENT)
+	if (in->link_pinned && unlink(path) && errno != ENOENT)
 		return -errno;
-	close(in->link_fd);
+	in->link_pinned = false;
+	if (in->link_fd >= 0)
+		close(in->link_fd);
 	in->link_fd = -1;
-	return ca_name_registered(in->name) ? -EBUSY : 0;
+	return 1; /* the caller's close of link_fd lets go last */
 }
 
 int instance_unregister(struct instance *in)
 {
 	__u32 zero = 0;
+	int link_fd = instance_link_get(in), err;
 
-	if (in->link_fd >= 0)
-		return link_unregister(in);
+	if (link_fd >= 0) {
+		err = link_unregister(in, link_fd);
+		close(link_fd);
+		if (err == 1)
+			err = ca_name_registered(in->name) ? -EBUSY : 0;
+		return err;
+	}
 	if (in->ops_fd < 0)
 		return -ENOENT;
 	/* The only way to unregister: prove first that it is the named instance. */

@@ -489,7 +489,7 @@ int instance_upgrade(struct instance *in, const char *reload, struct upgrade_res
 	struct bpf_map_info running = {};
 	char ops_path[PATH_MAX], tmp_path[PATH_MAX];
 	__u32 zero = 0, len = sizeof(running);
-	int dp = instance_datapath(in), new_fd, err, rc = EXIT_FAIL;
+	int dp = instance_datapath(in), link_fd = -1, new_fd, err, rc = EXIT_FAIL;
 
 	memset(r, 0, sizeof(*r));
 	memset(&o, 0, sizeof(o));
@@ -518,9 +518,14 @@ int instance_upgrade(struct instance *in, const char *reload, struct upgrade_res
 	}
 	new_fd = bpf_map__fd(o.ops);
 	r->new_ops_id = map_id_of(new_fd);
+	link_fd = instance_link_get(in);
+	if (link_fd < 0) {
+		errmsg("can't open %s's struct_ops link: %s", in->name, strerror(errno));
+		goto out;
+	}
 
 	/* The switch: new connections get the new programs, open ones keep theirs. */
-	err = link_move(in->link_fd, new_fd, in->ops_fd);
+	err = link_move(link_fd, new_fd, in->ops_fd);
 	if (err == -EPERM) {
 		errmsg("%s's link no longer serves the map pinned as '%s' (upgraded meanwhile?); "
 		       "nothing changed, try again", in->name, CUBIC_PIN_OPS);
@@ -537,7 +542,7 @@ int instance_upgrade(struct instance *in, const char *reload, struct upgrade_res
 	if (bpf_obj_pin(new_fd, tmp_path) || rename(tmp_path, ops_path)) {
 		err = -errno;
 		unlink(tmp_path);
-		if (link_move(in->link_fd, in->ops_fd, new_fd))
+		if (link_move(link_fd, in->ops_fd, new_fd))
 			errmsg("can't pin the new struct_ops map as %s (%s), nor move %s's link "
 			       "back to the old one: it runs the new programs, and 'cubicctl "
 			       "status' reads them through the link", ops_path, strerror(-err),
@@ -555,6 +560,8 @@ int instance_upgrade(struct instance *in, const char *reload, struct upgrade_res
 	}
 	rc = EXIT_OK;
 out:
+	if (link_fd >= 0)
+		close(link_fd);
 	obj_free(&o);
 	return rc;
 }

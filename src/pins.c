@@ -90,6 +90,7 @@ int instance_open_loaded(struct instance *in, const char *name)
 
 int instance_open(struct instance *in, const char *name)
 {
+	char path[PATH_MAX];
 	struct stat st;
 
 	memset(in, 0, sizeof(*in));
@@ -104,7 +105,8 @@ int instance_open(struct instance *in, const char *name)
 	in->counters_fd = get_pinned(name, CUBIC_PIN_COUNTERS);
 	in->info_fd = get_pinned(name, CUBIC_PIN_INFO);
 	in->events_fd = get_pinned(name, CUBIC_PIN_EVENTS);
-	in->link_fd = get_pinned(name, CUBIC_PIN_LINK);
+	instance_path(path, sizeof(path), name, CUBIC_PIN_LINK);
+	in->link_pinned = !lstat(path, &st);
 	in->abi_version = read_abi_version(in->info_fd);
 	return 0;
 }
