@@ -302,6 +302,12 @@ t_bad_set() {
 	[ -n "$before" ] && [ "$before" = "$after" ] || fail "a refused set changed the tunables"
 }
 
+# The local port of the sender's established connection to $PORT on congestion control $1 (ss -tin).
+open_port() {
+	ip netns exec "$P-a" ss -Htin state established "( dport = :$PORT )" |
+		awk -v ca="$1" 'NF == 4 { split($3, a, ":"); p = a[2] } $1 == ca { print p }'
+}
+
 # cubicctl upgrade: from Linux 6.4 (struct_ops links) the instance is
 # registered through a link, and an upgrade to another build (CUBICCTL_BUILD_TAG)
 # keeps an open flow on the name, undisturbed, keeps the tunables, and a flow
@@ -309,7 +315,7 @@ t_bad_set() {
 # struct_ops map goes too. Before 6.4 it refuses in one sentence and changes
 # nothing.
 t_upgrade() {
-	local name=$1 v reg old new old_ops pins out ip pid port rc=0 tun b
+	local name=$1 v reg old new old_ops pins out ip pid port rc=0 tun b resets t0
 	v=$(uname -r | awk -F. '{ printf "%d", $1 * 100 + $2 }')
 	reg=$(json_status "$name" | jq -r '.instances[0].registration')
 	old=$(json_status "$name" | jq -r '.instances[0].build_id')
@@ -330,33 +336,41 @@ t_upgrade() {
 	[ "$reg" = link ] || fail "status says registration '$reg' from 6.4 on, not link" || return 1
 	"$CUBICCTL" set --name "$name" beta=600 >>"$LOG" 2>&1 || fail "set beta=600 failed" || return 1
 	tun=$("$CUBICCTL" -j get --name "$name" | jq -c .tunables)
-	# a flow open across the upgrade
+	# a flow open across the upgrade (which takes seconds in a TCG guest: the
+	# verifier), until it is stopped after it
 	ip=$TMP/upgrade-open-$name.json
-	timeout 30 ip netns exec "$P-a" iperf3 -c 10.98.0.2 -p "$PORT" -C "$name" -t 6 -b 20M -J \
+	timeout 300 ip netns exec "$P-a" iperf3 -c 10.98.0.2 -p "$PORT" -C "$name" -t 240 -b 20M -J \
 		>"$ip" 2>>"$LOG" &
 	pid=$!
 	sleep 1.5
-	port=$(ip netns exec "$P-a" ss -Htin state established "( dport = :$PORT )" |
-		awk -v ca="$name" 'NF == 4 { split($3, a, ":"); p = a[2] } $1 == ca { print p }')
+	port=$(open_port "$name")
 	[ -n "$port" ] || fail "no flow on $name before the upgrade" || rc=1
+	resets=$(ip netns exec "$P-a" nstat -saz TcpEstabResets | awk '$1 == "TcpEstabResets" { print $2 }')
 	if [ "$rc" -eq 0 ]; then
+		t0=$(date +%s%N)
 		out=$(CUBICCTL_BUILD_TAG="kernels-$$" "$CUBICCTL" upgrade --name "$name" 2>&1) ||
 			fail "upgrade: $out" || rc=1
-		log "$out"
+		log "$out (in $((($(date +%s%N) - t0) / 1000000)) ms)"
 	fi
 	if [ "$rc" -eq 0 ]; then
 		new=$(json_status "$name" | jq -r '.instances[0].build_id')
 		[[ "$out" == "upgraded $name: build $old -> $new ("* ]] && [ "$new" != "$old" ] ||
 			fail "upgrade said '$out' (build $old, now $new)" || rc=1
-		[ "$(ip netns exec "$P-a" ss -Htin state established "( dport = :$PORT )" |
-			awk -v ca="$name" 'NF == 4 { split($3, a, ":"); p = a[2] } $1 == ca { print p }')" = "$port" ] ||
+		[ "$(open_port "$name")" = "$port" ] ||
 			fail "the open flow is not on $name, established, after the upgrade" || rc=1
+		sleep 1
+		[ "$(open_port "$name")" = "$port" ] ||
+			fail "the open flow is not on $name, established, a second after the upgrade" || rc=1
+		[ "$(ip netns exec "$P-a" nstat -saz TcpEstabResets | awk '$1 == "TcpEstabResets" { print $2 }')" = "$resets" ] ||
+			fail "a connection was reset across the upgrade" || rc=1
 	fi
+	kill -INT "$pid" 2>/dev/null
 	wait "$pid"
 	jq -c '{error, bytes: .end.sum_sent.bytes, seconds: .end.streams[0].sender.seconds}' "$ip" >>"$LOG" 2>&1
-	if [ "$rc" -eq 0 ] && { [ -n "$(jq -r '.error // empty' "$ip")" ] ||
-		! jq -e '.end.streams[0].sender.seconds > 5.5' "$ip" >/dev/null; }; then
-		fail "the flow open across the upgrade did not run its 6 s: $(jq -r .error "$ip")"
+	# stopped by us, the only error iperf3 may report is that
+	if [ "$rc" -eq 0 ] && { jq -r '.error // empty' "$ip" | grep -v interrupt | grep -q . ||
+		! jq -e '.end.sum_sent.bytes > 0' "$ip" >/dev/null; }; then
+		fail "the flow open across the upgrade failed: $(jq -r .error "$ip")"
 		rc=1
 	fi
 	[ "$rc" -ne 0 ] || [ "$("$CUBICCTL" -j get --name "$name" | jq -c .tunables)" = "$tun" ] ||
@@ -383,7 +397,7 @@ t_upgrade() {
 			fail "a flow after the upgrade wrote exit records of build '$b', not $new" || rc=1
 	fi
 	# the open flow closed: the old build's struct_ops map goes
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		bpftool map show id "$old_ops" >/dev/null 2>&1 || break
 		sleep 0.1
 	done
