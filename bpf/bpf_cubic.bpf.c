@@ -96,6 +96,12 @@ struct {
 
 /* Set by cubicctl before load: the instance's name, for the records. */
 const volatile char instance_name[CUBIC_NAME_MAX] = {};
+/*
+ * Set by cubicctl before load: a hash of this object as cubicctl embeds it
+ * (and of CUBICCTL_BUILD_TAG), in each exit record, so that after 'cubicctl
+ * upgrade' a record says which build's program wrote it.
+ */
+const volatile __u32 build_id = 0;
 
 #define TCP_CHRONO_RWND_LIMITED 2
 

@@ -11,7 +11,7 @@
 #endif
 
 /* Bumped when a map layout below changes; cubicctl refuses a mismatch. */
-#define CUBIC_ABI_VERSION 5
+#define CUBIC_ABI_VERSION 6
 
 /* The congestion-control name registered by a plain `cubicctl load`. */
 #define CUBIC_DEFAULT_NAME "bpf_cubic"
@@ -25,6 +25,13 @@
 #define CUBIC_PIN_COUNTERS "counters" /* percpu array[1] of struct cubic_counters */
 #define CUBIC_PIN_INFO	   "info"     /* array[1] of struct cubic_info */
 #define CUBIC_PIN_EVENTS   "events"   /* ring buffer of struct cubic_event */
+/*
+ * The struct_ops link (Linux 6.4+): the registration lives here, and ends when
+ * the link's last holder lets go of it; the link's map is the ops pin's.
+ * Without it (Linux 6.1, or an instance loaded in map mode) the ops map's own
+ * element is the registration.
+ */
+#define CUBIC_PIN_LINK "link"
 
 /* Default size of the events ring, bytes (a power of 2, at least a page). */
 #define CUBIC_RING_DEFAULT (256 * 1024)
@@ -243,13 +250,14 @@ struct cubic_verdict {
 };
 
 /*
- * Written by cubicctl once at load; lets later commands check the ABI.
+ * Written by cubicctl at load (build_id again at each upgrade); lets later
+ * commands check the ABI.
  * abi_version stays the first field in every version: any cubicctl reads it
  * from byte 0 to know whether it may read the rest.
  */
 struct cubic_info {
 	__u32 abi_version;
-	__u32 reserved;
+	__u32 build_id; /* the build new flows run (its programs' build_id); cubicctl upgrade sets it */
 	__u64 load_time_ns; /* CLOCK_REALTIME at load */
 	char name[CUBIC_NAME_MAX];
 };
@@ -272,6 +280,8 @@ struct cubic_info {
 #define CUBIC_EVENT_FIELDS(U64, U32, U32_TAIL, U16, ADDR, NAME, VIEW)                             \
 	U64(ts_ns, TIME, ts_ns) /* CLOCK_MONOTONIC; JSON: "time", realtime s */                   \
 	NAME(instance, STR, instance_name)                                                         \
+	/* the build of the program that wrote it (cubicctl status and upgrade name it) */         \
+	U32(build_id, BUILD, build_id)                                                             \
 	U64(cookie, NUM, c->skc_cookie.counter) /* socket cookie; 0 if not made yet */            \
 	U64(flow_id, NUM, flow_id) /* the instance's id of the flow (its verdict's); 0: none */   \
 	U16(family, FAMILY, c->skc_family)	/* AF_INET or AF_INET6 */                          \

@@ -98,8 +98,14 @@ static void describe(FILE *f)
 		"  there replaces the whole set (the file's keys too), --datapath and\n"
 		"  KEY=VALUE override the file's. A bad line or a missing FILE exits 2.\n"
 		"--config-optional FILE is --config, but a FILE that does not exist means no\n"
-		"  settings: the defaults (cubicctl@NAME.service reads its NAME.conf so).\n",
-		CUBIC_DEFAULT_NAME, CUBIC_PIN_ROOT, CUBIC_NAME_MAX - 1, CUBIC_RING_DEFAULT);
+		"  settings: the defaults (cubicctl@NAME.service reads its NAME.conf so).\n"
+		"On Linux 6.4 and later it registers through a struct_ops link, pinned beside\n"
+		"  the maps, which 'cubicctl upgrade' updates in place; on older kernels (or\n"
+		"  with %s=0 in the environment) through the struct_ops map itself:\n"
+		"  map mode. $%s is mixed into the build id ('cubicctl help\n"
+		"  upgrade').\n",
+		CUBIC_DEFAULT_NAME, CUBIC_PIN_ROOT, CUBIC_NAME_MAX - 1, CUBIC_RING_DEFAULT,
+		LINK_MODE_ENV, BUILD_TAG_ENV);
 }
 
 const struct command cmd_load_def = {
@@ -172,7 +178,7 @@ static void unload_new(const char *name)
 	if (instance_open(&in, name))
 		return;
 	if (instance_state(&in) == INST_REGISTERED)
-		instance_unregister(in.ops_fd, name);
+		instance_unregister(&in);
 	instance_close(&in);
 	instance_remove_pins(name);
 }
@@ -281,10 +287,10 @@ int cmd_load(int argc, char **argv)
 		note("removed the leftovers of an interrupted load of %s", name);
 	}
 	if (ca_name_registered(name)) {
-		int fd = instance_find_unpinned(name);
+		struct instance found;
 
-		if (fd >= 0) {
-			close(fd);
+		if (!instance_find_unpinned(name, &found)) {
+			instance_close(&found);
 			errmsg("%s is registered by cubicctl but its pins are gone; "
 			       "'cubicctl unload --name %s' unregisters it", name, name);
 		} else {

@@ -272,6 +272,25 @@ static void print_selection_json(struct json *j, const char *name)
 	json_arr_close(j);
 }
 
+/* "  build     1a2b3c4d, ..." and how it is registered: what 'cubicctl upgrade' can do. */
+static void print_build(const struct instance *in)
+{
+	struct cubic_info info;
+	char b[16];
+
+	if (instance_read_info((struct instance *)in, &info))
+		return;
+	if (in->link_mode)
+		printf("  build     %s, registered through a struct_ops link ('cubicctl upgrade' "
+		       "replaces it in place)\n", build_id_str(info.build_id, b, sizeof(b)));
+	else
+		printf("  build     %s, registered in map mode (%s)\n",
+		       build_id_str(info.build_id, b, sizeof(b)),
+		       kstate_struct_ops_attach_type() < 0
+			       ? "this kernel has no struct_ops links: upgrade by reloading"
+			       : "reload it for 'cubicctl upgrade' to replace it in place");
+}
+
 static void print_text(const struct instance *in, enum instance_state st,
 		       const struct cubic_counters *c, const struct cubic_tunables *t)
 {
@@ -299,6 +318,7 @@ static void print_text(const struct instance *in, enum instance_state st,
 	print_rule(t);
 	printf("  datapath  %s\n", datapath_str(instance_datapath(in)));
 	printf("  abi       %u\n", in->abi_version);
+	print_build(in);
 	printf("  sockets   %llu (estimate: flows initialised minus released)\n",
 	       (unsigned long long)counters_sockets(c));
 	printf("  flows     %llu initialised, %llu released\n",
@@ -336,8 +356,15 @@ static void print_json(struct json *j, const struct instance *in, enum instance_
 		json_str(j, "ops_registered_as", in->ops_ca_name);
 	json_u64(j, "abi_version", in->abi_version);
 	json_bool(j, "abi_ok", instance_abi_ok(in));
-	if (st == INST_REGISTERED)
+	if (st == INST_REGISTERED) {
+		struct cubic_info info;
+		char b[16];
+
 		json_str(j, "datapath", datapath_str(instance_datapath(in)));
+		json_str(j, "registration", in->link_mode ? "link" : "map");
+		if (!instance_read_info((struct instance *)in, &info))
+			json_str(j, "build_id", build_id_str(info.build_id, b, sizeof(b)));
+	}
 	if (st == INST_REGISTERED && !instance_abi_ok(in))
 		json_str(j, "hint", "reload it: its ABI is not this cubicctl's");
 	if (st == INST_REGISTERED && instance_abi_ok(in)) {

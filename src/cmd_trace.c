@@ -304,6 +304,7 @@ static bool keep(const struct trace *tr, __u16 family, const __u8 *saddr, __u16 
 #define JSON_TIME(f, src)                                                                          \
 	json_double(j, "time", (double)((long long)e->f + tr->mono_to_real_ns) / 1e9, 6);
 #define JSON_STR(f, src)    json_str(j, #f, e->f);
+#define JSON_BUILD(f, src)  json_str(j, #f, build_id_str(e->f, buf, sizeof(buf)));
 #define JSON_FAMILY(f, src) json_str(j, #f, e->f == AF_INET6 ? "ipv6" : "ipv4");
 #define JSON_IP(f, src)                                                                            \
 	inet_ntop(e->family == AF_INET6 ? AF_INET6 : AF_INET, e->f, ip, sizeof(ip));               \
@@ -355,8 +356,8 @@ static void print_text(struct trace *tr, const struct cubic_event *e)
 	addr_str(e, e->daddr, e->dport, dst, sizeof(dst));
 	snprintf(flow, sizeof(flow), "%s > %s", src, dst);
 	decided_by(e, &thresh, &value);
-	off = (size_t)snprintf(ctx, sizeof(ctx), " flow %llu%s%s%s%s",
-			       (unsigned long long)e->flow_id,
+	off = (size_t)snprintf(ctx, sizeof(ctx), " flow %llu build %08x%s%s%s%s",
+			       (unsigned long long)e->flow_id, e->build_id,
 			       e->flags & CUBIC_EV_CWND_LIMITED ? " cwnd-limited" : "",
 			       e->flags & CUBIC_EV_RWND_LIMITED ? " rwnd-limited" : "",
 			       e->flags & CUBIC_EV_PACED ? " paced" : "",

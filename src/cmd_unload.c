@@ -49,19 +49,25 @@ const struct command cmd_unload_def = {
 /* No pins: a registration of ours whose pins were lost can still be found by id. */
 static int unload_unpinned(const char *name)
 {
-	int fd, err;
+	struct instance in;
+	int err;
 
 	if (!ca_name_registered(name)) {
 		errmsg("%s is not loaded", name);
 		return EXIT_NOT_LOADED;
 	}
-	fd = instance_find_unpinned(name);
-	if (fd < 0) {
+	if (instance_find_unpinned(name, &in)) {
 		errmsg("%s is registered, but not by cubicctl; not touching it", name);
 		return EXIT_NOT_LOADED;
 	}
-	err = instance_unregister(fd, name);
-	close(fd);
+	err = instance_unregister(&in);
+	instance_close(&in);
+	if (err == -EBUSY) {
+		errmsg("can't unregister %s: its struct_ops link is pinned elsewhere (another "
+		       "mount namespace's bpffs?) and this kernel cannot detach it (Linux 6.11 "
+		       "can); remove that pin", name);
+		return EXIT_FAIL;
+	}
 	if (err) {
 		errmsg("can't unregister %s: %s", name, strerror(-err));
 		return EXIT_FAIL;
@@ -146,7 +152,14 @@ int cmd_unload(int argc, char **argv)
 		note("net.ipv4.tcp_congestion_control was %s; set it to %s", name, fallback);
 	}
 	if (st == INST_REGISTERED) {
-		err = instance_unregister(in.ops_fd, name);
+		err = instance_unregister(&in);
+		if (err == -EBUSY) {
+			errmsg("unpinned the struct_ops link of %s, but another process holds it, "
+			       "so it stays registered until that process lets go (Linux 6.11 "
+			       "detaches a link at once)", name);
+			rc = EXIT_FAIL;
+			goto out_close;
+		}
 		if (err) {
 			errmsg("can't unregister %s: %s", name, strerror(-err));
 			rc = EXIT_FAIL;

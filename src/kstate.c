@@ -4,8 +4,18 @@
  * tcp_congestion_ops struct_ops map made from bpf_cubic's object, registered,
  * and under which name. The map's value is read at offsets found in vmlinux
  * BTF, as bpftool does, never at fixed ones.
+ *
+ * Two ways to be registered. Map mode (Linux 6.1, and any instance loaded so):
+ * the ops map's own element is the registration, its state INUSE. Link mode
+ * (Linux 6.4+): the ops map is made with BPF_F_LINK, its update only readies
+ * it (state READY), and a struct_ops link registers it; the instance pins the
+ * link as CUBIC_PIN_LINK, and the link, not the ops pin, says which map the
+ * kernel runs (an upgrade cut short between its link update and its re-pin
+ * leaves them apart).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -206,7 +216,7 @@ static enum ops_kind ops_inspect(int fd, char ca_name[CUBIC_NAME_MAX])
 	return kind;
 }
 
-/* Registered under exactly this name, by bpf_cubic's object. */
+/* Registered under exactly this name, by bpf_cubic's object (map mode). */
 static bool ops_is_registered_as(int fd, const char *name)
 {
 	char ca[CUBIC_NAME_MAX];
@@ -214,16 +224,143 @@ static bool ops_is_registered_as(int fd, const char *name)
 	return ops_inspect(fd, ca) == OPS_INUSE && !strcmp(ca, name);
 }
 
+int kstate_struct_ops_attach_type(void)
+{
+	static int type = -2; /* -2: not read yet */
+	struct btf *btf;
+	__u32 v;
+
+	if (type != -2)
+		return type;
+	type = -1;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return type;
+	/* BPF_STRUCT_OPS came with the links (and BPF_F_LINK, and their update) in 6.4 */
+	if (!enum_value(btf, "bpf_attach_type", "BPF_STRUCT_OPS", &v) && v < 1024)
+		type = (int)v;
+	btf__free(btf);
+	return type;
+}
+
+bool kstate_link_mode(void)
+{
+	const char *e = getenv(LINK_MODE_ENV);
+
+	return kstate_struct_ops_attach_type() >= 0 && !(e && !strcmp(e, "0"));
+}
+
+/* Whether fd is a BPF link (bpftool tells fds apart the same way). */
+static bool fd_is_link(int fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return !strcmp(target, "anon_inode:bpf-link");
+}
+
 /*
- * The kernel's view. REGISTERED only if the pinned ops map is proven to be
- * this instance; FOREIGN if the pins hold something else (a map not ours, or
- * ours but registered under another name, as after a renamed pin folder).
+ * The map a struct_ops link registers (0: none, the link was detached); -1 if
+ * fd is no struct_ops link. Debian 12's uapi header is 6.1's, whose struct
+ * bpf_link_info has no struct_ops member yet: Linux 6.4 put its map_id first in
+ * the union, where raw_tracepoint's tp_name sits.
+ */
+static int link_map_id(int fd, __u32 *map_id)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	*map_id = 0;
+	if (fd < 0 || !fd_is_link(fd) || bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    info.type != BPF_LINK_TYPE_STRUCT_OPS)
+		return -1;
+	memcpy(map_id, &info.raw_tracepoint, sizeof(*map_id));
+	return 0;
+}
+
+static __u32 map_id_of(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.id : 0;
+}
+
+int instance_link_get(const struct instance *in)
+{
+	char path[PATH_MAX];
+
+	if (in->link_fd >= 0)
+		return fcntl(in->link_fd, F_DUPFD_CLOEXEC, 0);
+	if (!in->link_pinned)
+		return -1;
+	instance_path(path, sizeof(path), in->name, CUBIC_PIN_LINK);
+	return bpf_obj_get(path);
+}
+
+/*
+ * Link mode: the link pin decides. REGISTERED if it is a struct_ops link whose
+ * map is ours under exactly in->name (that map becomes in->ops_fd if the ops
+ * pin holds another: an upgrade cut short); LEFTOVER if it was detached;
+ * FOREIGN otherwise.
+ */
+static enum instance_state link_state(struct instance *in, int link_fd)
+{
+	enum ops_kind kind;
+	__u32 map_id;
+
+	if (link_map_id(link_fd, &map_id)) {
+		in->link_foreign = true;
+		return INST_FOREIGN;
+	}
+	in->link_mode = true;
+	if (!map_id)
+		return INST_LEFTOVER;
+	if (map_id != map_id_of(in->ops_fd)) {
+		int fd = bpf_map_get_fd_by_id(map_id);
+
+		if (fd < 0) {
+			in->link_foreign = true;
+			return INST_FOREIGN;
+		}
+		if (in->ops_fd >= 0)
+			close(in->ops_fd);
+		in->ops_fd = fd;
+	}
+	kind = ops_inspect(in->ops_fd, in->ops_ca_name);
+	if (kind == OPS_OTHER) {
+		in->link_foreign = true;
+		return INST_FOREIGN;
+	}
+	return strcmp(in->ops_ca_name, in->name) ? INST_FOREIGN : INST_REGISTERED;
+}
+
+/*
+ * The kernel's view. REGISTERED only if the pinned ops map (or link) is proven
+ * to be this instance; FOREIGN if the pins hold something else (a map not
+ * ours, or ours but registered under another name, as after a renamed pin
+ * folder).
  */
 enum instance_state instance_state(struct instance *in)
 {
 	enum ops_kind kind;
+	int link_fd;
 
 	in->ops_ca_name[0] = '\0';
+	in->link_mode = in->link_foreign = false;
+	/* (a link pin gone since the open: as if there was none, a leftover or foreign) */
+	link_fd = instance_link_get(in);
+	if (link_fd >= 0) {
+		enum instance_state st = link_state(in, link_fd);
+
+		close(link_fd);
+		return st;
+	}
 	if (in->ops_fd < 0)
 		return INST_LEFTOVER;
 	kind = ops_inspect(in->ops_fd, in->ops_ca_name);
@@ -231,6 +368,7 @@ enum instance_state instance_state(struct instance *in)
 		return INST_FOREIGN;
 	if (kind == OPS_INUSE && strcmp(in->ops_ca_name, in->name))
 		return INST_FOREIGN;
+	/* not registered by its element: a load cut short (in link mode, before its link's pin) */
 	if (kind == OPS_IDLE)
 		return INST_LEFTOVER;
 	return INST_REGISTERED;
@@ -241,22 +379,68 @@ void instance_foreign_msg(const struct instance *in)
 	if (in->ops_ca_name[0])
 		errmsg("the ops map pinned in %s is registered as '%s', not %s; not touching it",
 		       in->dir, in->ops_ca_name, in->name);
+	else if (in->link_foreign)
+		errmsg("the link pinned as %s/%s is not a struct_ops link of a bpf_cubic map; not "
+		       "touching it", in->dir, CUBIC_PIN_LINK);
 	else
 		errmsg("the map pinned as %s/%s is not a bpf_cubic struct_ops map; not touching it",
 		       in->dir, CUBIC_PIN_OPS);
 }
 
-int instance_find_unpinned(const char *name)
+/* A struct_ops link of ours registering exactly name: its fd and its map's (*ops_fd). */
+static int find_link(const char *name, int *ops_fd)
+{
+	__u32 id = 0, map_id;
+
+	while (!bpf_link_get_next_id(id, &id)) {
+		int fd = bpf_link_get_fd_by_id(id), mfd;
+
+		if (fd < 0)
+			continue;
+		if (link_map_id(fd, &map_id) || !map_id) {
+			close(fd);
+			continue;
+		}
+		mfd = bpf_map_get_fd_by_id(map_id);
+		if (mfd >= 0) {
+			char ca[CUBIC_NAME_MAX];
+
+			if (ops_inspect(mfd, ca) != OPS_OTHER && !strcmp(ca, name)) {
+				*ops_fd = mfd;
+				return fd;
+			}
+			close(mfd);
+		}
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+int instance_find_unpinned(const char *name, struct instance *in)
 {
 	__u32 id = 0;
 
+	memset(in, 0, sizeof(*in));
+	in->ops_fd = in->tunables_fd = in->counters_fd = in->info_fd = in->events_fd = -1;
+	snprintf(in->name, sizeof(in->name), "%s", name);
+	instance_path(in->dir, sizeof(in->dir), name, NULL);
+	if (kstate_struct_ops_attach_type() >= 0) {
+		in->link_fd = find_link(name, &in->ops_fd);
+		if (in->link_fd >= 0) {
+			in->link_mode = true;
+			return 0;
+		}
+	}
+	in->link_fd = -1;
 	while (!bpf_map_get_next_id(id, &id)) {
 		int fd = bpf_map_get_fd_by_id(id);
 
 		if (fd < 0)
 			continue;
-		if (ops_is_registered_as(fd, name))
-			return fd;
+		if (ops_is_registered_as(fd, name)) {
+			in->ops_fd = fd;
+			return 0;
+		}
 		close(fd);
 	}
 	return -ENOENT;
@@ -276,16 +460,58 @@ const char *instance_state_str(enum instance_state st)
 	}
 }
 
-int instance_unregister(int ops_fd, const char *name)
+/*
+ * Link mode. A struct_ops link has BPF_LINK_DETACH since Linux 6.11; before,
+ * the registration ends when the link's last holder lets go: its pin, and the
+ * fd this process holds, closed last (a close drops the link at once, an
+ * unpin only schedules it).
+ */
+static int link_unregister(struct instance *in, int link_fd)
+{
+	char ca[CUBIC_NAME_MAX], path[PATH_MAX];
+	__u32 map_id;
+	int fd, err;
+
+	/* The only way to unregister: prove first that it is the named instance. */
+	if (link_map_id(link_fd, &map_id) || !map_id)
+		return -ESRCH;
+	fd = bpf_map_get_fd_by_id(map_id);
+	if (fd < 0)
+		return -ESRCH;
+	err = ops_inspect(fd, ca) == OPS_OTHER || strcmp(ca, in->name) ? -ESRCH : 0;
+	close(fd);
+	if (err || !bpf_link_detach(link_fd))
+		return err;
+	if (errno != EOPNOTSUPP)
+		return -errno;
+	instance_path(path, sizeof(path), in->name, CUBIC_PIN_LINK);
+	if (in->link_pinned && unlink(path) && errno != ENOENT)
+		return -errno;
+	in->link_pinned = false;
+	if (in->link_fd >= 0)
+		close(in->link_fd);
+	in->link_fd = -1;
+	return 1; /* the caller's close of link_fd lets go last */
+}
+
+int instance_unregister(struct instance *in)
 {
 	__u32 zero = 0;
+	int link_fd = instance_link_get(in), err;
 
-	if (ops_fd < 0)
+	if (link_fd >= 0) {
+		err = link_unregister(in, link_fd);
+		close(link_fd);
+		if (err == 1)
+			err = ca_name_registered(in->name) ? -EBUSY : 0;
+		return err;
+	}
+	if (in->ops_fd < 0)
 		return -ENOENT;
 	/* The only way to unregister: prove first that it is the named instance. */
-	if (!ops_is_registered_as(ops_fd, name))
+	if (!ops_is_registered_as(in->ops_fd, in->name))
 		return -ESRCH;
-	return bpf_map_delete_elem(ops_fd, &zero) ? -errno : 0;
+	return bpf_map_delete_elem(in->ops_fd, &zero) ? -errno : 0;
 }
 
 const char *rule_refused(int dp, __u32 v, char *buf, size_t len)

@@ -3,10 +3,12 @@
  * libbpf 1.1 cannot rename a struct_ops map before load, so the name is
  * patched in the object image: the placeholder CUBIC_DEFAULT_NAME, zero-padded
  * to the 16 bytes of tcp_congestion_ops.name, once per struct_ops map inside
- * the .struct_ops section. Pure: no libbpf, so the unit tests link it.
+ * the .struct_ops section. The object image also gives the build id. Pure:
+ * no libbpf, so the unit tests link it.
  */
 #include <elf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include "instance.h"
 
@@ -50,4 +52,32 @@ int objpatch_ops_name(void *elf, size_t sz, const char *name, int nmaps)
 		}
 	}
 	return found == nmaps ? 0 : -ENOENT;
+}
+
+/* 32-bit FNV-1a, continued from h over n bytes. */
+static __u32 fnv1a(__u32 h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+__u32 objimage_build_id(const void *elf, size_t sz, const char *tag)
+{
+	__u32 h = fnv1a(2166136261u, elf, sz);
+
+	/* a NUL before the tag: "ab" + "c" and "a" + "bc" stay apart */
+	if (tag && *tag)
+		h = fnv1a(fnv1a(h, "", 1), tag, strlen(tag));
+	return h ? h : 1; /* 0 means no build id (cubic_info of an older cubicctl) */
+}
+
+const char *build_id_str(__u32 id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%08x", id);
+	return buf;
 }

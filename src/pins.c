@@ -90,10 +90,12 @@ int instance_open_loaded(struct instance *in, const char *name)
 
 int instance_open(struct instance *in, const char *name)
 {
+	char path[PATH_MAX];
 	struct stat st;
 
 	memset(in, 0, sizeof(*in));
 	in->ops_fd = in->tunables_fd = in->counters_fd = in->info_fd = in->events_fd = -1;
+	in->link_fd = -1;
 	snprintf(in->name, sizeof(in->name), "%s", name);
 	instance_path(in->dir, sizeof(in->dir), name, NULL);
 	if (stat(in->dir, &st) || !S_ISDIR(st.st_mode))
@@ -103,6 +105,8 @@ int instance_open(struct instance *in, const char *name)
 	in->counters_fd = get_pinned(name, CUBIC_PIN_COUNTERS);
 	in->info_fd = get_pinned(name, CUBIC_PIN_INFO);
 	in->events_fd = get_pinned(name, CUBIC_PIN_EVENTS);
+	instance_path(path, sizeof(path), name, CUBIC_PIN_LINK);
+	in->link_pinned = !lstat(path, &st);
 	in->abi_version = read_abi_version(in->info_fd);
 	return 0;
 }
@@ -110,7 +114,7 @@ int instance_open(struct instance *in, const char *name)
 void instance_close(struct instance *in)
 {
 	int *fds[] = { &in->ops_fd, &in->tunables_fd, &in->counters_fd, &in->info_fd,
-		       &in->events_fd };
+		       &in->events_fd, &in->link_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
@@ -129,6 +133,17 @@ int instance_read_tunables(struct instance *in, struct cubic_tunables *t)
 	if (!instance_abi_ok(in) || value_size(in->tunables_fd) != sizeof(*t))
 		return -EPROTO;
 	return bpf_map_lookup_elem(in->tunables_fd, &zero, t) ? -errno : 0;
+}
+
+int instance_read_info(struct instance *in, struct cubic_info *info)
+{
+	__u32 zero = 0;
+
+	if (in->info_fd < 0)
+		return -ENOENT;
+	if (!instance_abi_ok(in) || value_size(in->info_fd) != sizeof(*info))
+		return -EPROTO;
+	return bpf_map_lookup_elem(in->info_fd, &zero, info) ? -errno : 0;
 }
 
 int instance_read_counters(struct instance *in, struct cubic_counters *sum)

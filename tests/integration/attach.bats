@@ -58,8 +58,9 @@ ids_under() {
 	pinned=$(for f in $(find "$@" -type f 2>/dev/null); do
 		bpftool -j map show pinned "$f" 2>/dev/null | jq -r '.id // empty'
 	done | paste -sd, -)
+	# (an instance's own link, in link mode, is a struct_ops link: no program)
 	for f in $(find "$@" -name link -type f 2>/dev/null); do
-		bpftool -j link show pinned "$f" | jq -r '"link \(.id)", "prog \(.prog_id)"'
+		bpftool -j link show pinned "$f" | jq -r '"link \(.id)", (select(.prog_id > 0) | "prog \(.prog_id)")'
 	done
 	[ -n "$pinned" ] || return 0
 	bpftool -j prog show | jq -r --argjson p "[$pinned]" '
@@ -165,8 +166,11 @@ serve() { # CGROUP|"" PORT
 	[ "$(attachments_of "$NAME" | wc -l)" -eq 2 ]
 	ids=$(sort -u <(ids_under "/sys/fs/bpf/cubicctl/$NAME" $(for i in $(attachments_of "$NAME"); do echo "$ATTACH_ROOT/$i"; done)))
 	echo "$ids"
-	# the instance's programs and maps, each attachment's link, program and maps
-	[ "$(grep -c '^link ' <<<"$ids")" -eq 2 ]
+	# the instance's programs and maps (and its struct_ops link, in link
+	# mode), each attachment's link, program and maps
+	own=0
+	[ -e "/sys/fs/bpf/cubicctl/$NAME/link" ] && own=1
+	[ "$(grep -c '^link ' <<<"$ids")" -eq $((2 + own)) ]
 	[ "$(grep -c '^prog ' <<<"$ids")" -ge 8 ]
 	# an instance that attachments name is not unloaded: one sentence, exit 1, nothing changed
 	run "$CUBICCTL" unload --name "$NAME"

@@ -25,6 +25,7 @@ teardown() {
 		mv "$PINS/$MOVED" "$PINS/$NAME"
 	fi
 	instance_teardown "$NAME" "$CUB" "$RENO" "$OTHER" "${EXTRA[@]}"
+	other_bpffs_cleanup
 }
 
 ops_id() {
@@ -61,19 +62,25 @@ pins_of() {
 }
 
 @test "a registration without pins is matched by its exact name only" {
-	"$CUBICCTL" load --name "$CUB"
-	id=$(ops_id "$CUB")
-	# the pins are lost: only a scan of the kernel's maps can find it now
-	rm -r "${PINS:?}/$CUB"
-	run "$CUBICCTL" unload --name "${CUB%cubic}"
-	[ "$status" -eq 3 ]
-	run "$CUBICCTL" unload --name cubic
-	[ "$status" -eq 3 ]
-	registered "$CUB"
-	[ "$(bpftool -j map show id "$id" | jq -r .id)" = "$id" ]
-	run "$CUBICCTL" unload --name "$CUB"
-	[ "$status" -eq 0 ]
-	assert_gone "$CUB"
+	# registered through a struct_ops link (Linux 6.4+) and in map mode
+	for link in $(link_modes); do
+		export CUBICCTL_LINK=$link
+		"$CUBICCTL" load --name "$CUB"
+		id=$(ops_id "$CUB")
+		# the pins are lost: only a scan of the kernel's maps (and links) can
+		# find it now (in link mode another bpffs keeps its link: lose_pins)
+		lose_pins "$CUB"
+		run "$CUBICCTL" unload --name "${CUB%cubic}"
+		[ "$status" -eq 3 ]
+		run "$CUBICCTL" unload --name cubic
+		[ "$status" -eq 3 ]
+		registered "$CUB"
+		[ "$(bpftool -j map show id "$id" | jq -r .id)" = "$id" ]
+		run "$CUBICCTL" unload --name "$CUB"
+		[ "$status" -eq 0 ]
+		assert_gone "$CUB"
+		other_bpffs_cleanup
+	done
 }
 
 @test "pins holding another instance's ops map are never unregistered or removed" {

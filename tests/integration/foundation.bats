@@ -17,6 +17,7 @@ teardown() {
 		force_unload "$n"
 		assert_gone "$n"
 	done
+	other_bpffs_cleanup
 }
 
 @test "load registers the instance, pins its maps and exits; status tells the truth" {
@@ -131,45 +132,57 @@ teardown() {
 }
 
 @test "a load killed halfway leaves a leftover that status reports and load cleans" {
-	"$CUBICCTL" load --name "$NAME"
-	# the state of a load killed after pinning, before registering
-	id=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq .id)
-	bpftool struct_ops unregister id "$id" >/dev/null
-	run registered "$NAME"
-	[ "$status" -ne 0 ]
-	run "$CUBICCTL" -j status --name "$NAME"
-	[ "$status" -eq 0 ]
-	[ "$(jq -r '.instances[0].state' <<<"$output")" = leftover ]
-	run "$CUBICCTL" load --name "$NAME"
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"removed the leftovers of an interrupted load"* ]]
-	registered "$NAME"
-	[ "$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq .id)" != "$id" ]
+	# registered through a struct_ops link (Linux 6.4+) and in map mode
+	for link in $(link_modes); do
+		export CUBICCTL_LINK=$link
+		"$CUBICCTL" load --name "$NAME"
+		# the state of a load killed after pinning, before registering
+		id=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq .id)
+		unregister_behind "$NAME"
+		run registered "$NAME"
+		[ "$status" -ne 0 ]
+		run "$CUBICCTL" -j status --name "$NAME"
+		[ "$status" -eq 0 ]
+		[ "$(jq -r '.instances[0].state' <<<"$output")" = leftover ]
+		run "$CUBICCTL" load --name "$NAME"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"removed the leftovers of an interrupted load"* ]]
+		registered "$NAME"
+		[ "$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq .id)" != "$id" ]
+		"$CUBICCTL" unload --name "$NAME"
+	done
 }
 
 @test "a load killed between pins is cleaned by unload" {
-	"$CUBICCTL" load --name "$NAME"
-	id=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$NAME/ops" | jq .id)
-	bpftool struct_ops unregister id "$id" >/dev/null
-	rm "/sys/fs/bpf/cubicctl/$NAME/ops" "/sys/fs/bpf/cubicctl/$NAME/counters"
-	run "$CUBICCTL" status --name "$NAME"
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"not registered (leftover"* ]]
-	run "$CUBICCTL" unload --name "$NAME"
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"removed the leftovers"* ]]
-	assert_gone "$NAME"
+	for link in $(link_modes); do
+		export CUBICCTL_LINK=$link
+		"$CUBICCTL" load --name "$NAME"
+		unregister_behind "$NAME"
+		rm "/sys/fs/bpf/cubicctl/$NAME/ops" "/sys/fs/bpf/cubicctl/$NAME/counters"
+		run "$CUBICCTL" status --name "$NAME"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"not registered (leftover"* ]]
+		run "$CUBICCTL" unload --name "$NAME"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"removed the leftovers"* ]]
+		assert_gone "$NAME"
+	done
 }
 
 @test "a registration whose pins were lost is found and unloaded" {
-	"$CUBICCTL" load --name "$NAME"
-	rm -r "/sys/fs/bpf/cubicctl/$NAME"
-	run "$CUBICCTL" load --name "$NAME"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"pins are gone"* ]]
-	run "$CUBICCTL" unload --name "$NAME"
-	[ "$status" -eq 0 ]
-	assert_gone "$NAME"
+	for link in $(link_modes); do
+		export CUBICCTL_LINK=$link
+		"$CUBICCTL" load --name "$NAME"
+		# in link mode another bpffs keeps its link (and registration) alive
+		lose_pins "$NAME"
+		run "$CUBICCTL" load --name "$NAME"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"pins are gone"* ]]
+		run "$CUBICCTL" unload --name "$NAME"
+		[ "$status" -eq 0 ]
+		assert_gone "$NAME"
+		other_bpffs_cleanup
+	done
 }
 
 @test "unload refuses while the instance is the default, --force restores one" {
@@ -261,7 +274,7 @@ teardown() {
 }
 
 @test "help COMMAND and COMMAND --help print that command's help on stdout" {
-	for cmd in load unload status set get trace flows attach detach help; do
+	for cmd in load unload status set get trace flows attach detach upgrade help; do
 		run "$CUBICCTL" help "$cmd"
 		[ "$status" -eq 0 ]
 		[[ "${lines[0]}" == "usage: cubicctl $cmd "* ]] || { echo "help $cmd: ${lines[0]}"; false; }
@@ -274,7 +287,7 @@ teardown() {
 	[ "$output" = "cubicctl: help: 'nosuch': unknown command (see 'cubicctl help')" ]
 	# the options JSON is the option tables: load's, with their values
 	[ "$("$CUBICCTL" help --options-json | jq -r '.commands[] | select(.name == "load") | .options[] | select(.name == "datapath") | .value')" = "exact|fast" ]
-	[ "$("$CUBICCTL" -j help | jq -r '[.commands[].name] | join(" ")')" = "load unload status set get trace flows attach detach help" ]
+	[ "$("$CUBICCTL" -j help | jq -r '[.commands[].name] | join(" ")')" = "load unload status set get trace flows attach detach upgrade help" ]
 }
 
 @test "output that can't be written exits 1 with one sentence" {

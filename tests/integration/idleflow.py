@@ -19,8 +19,9 @@
                                  before, its lowest while sending, and after
   idleflow.py late ADDR PORT CA GOFILE BULK_S  open a connection with CA and
         write 1 kB, print "connected", wait (at most 30 s) for GOFILE to
-        exist, then bulk for BULK_S; prints cwnd and ssthresh at the end (the
-        caller changes the instance's tunables before creating GOFILE)
+        exist, then bulk for BULK_S; prints its local port, cwnd and ssthresh
+        at the end (the caller changes the instance's tunables, or upgrades
+        it, before creating GOFILE)
 """
 import os
 import json
@@ -136,8 +137,9 @@ def late(addr, port, ca, gofile, bulk_s):
     while time.monotonic() < end:
         s.send(buf)
     r = info(s)
+    port = s.getsockname()[1]
     s.close()
-    print(json.dumps({"ca": ca, "end": r}))
+    print(json.dumps({"ca": ca, "sport": port, "end": r}))
 
 
 SO_MAX_PACING_RATE = 47  # asm-generic/socket.h (not in every Python's socket module)

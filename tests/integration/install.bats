@@ -227,13 +227,15 @@ complete_words() {
 	bin=$ROOT/usr/sbin/cubicctl
 
 	complete_words "$bin" ""
-	[ "$out" = "$(printf '%s\n' attach detach flows get help load set status trace unload)" ]
+	[ "$out" = "$(printf '%s\n' attach detach flows get help load set status trace unload upgrade)" ]
 	complete_words "$bin" -j st
 	[ "$out" = status ]
 	complete_words "$bin" --ver
 	[ "$out" = "$(printf '%s\n' --verbose --version)" ]
 	complete_words "$bin" unload --
 	[ "$out" = "$(printf '%s\n' --force --help --json --name --verbose)" ]
+	complete_words "$bin" upgrade --
+	[ "$out" = "$(printf '%s\n' --help --json --name --verbose)" ]
 	# help COMMAND; load's datapath= as a config file's line
 	complete_words "$bin" help st
 	[ "$out" = status ]
@@ -273,6 +275,8 @@ complete_words() {
 	grep -qx "$NAME" <<<"$out"
 	! grep -v "^${NAME:0:6}" <<<"$out"
 	complete_words "$bin" set --name = "${NAME:0:6}"
+	grep -qx "$NAME" <<<"$out"
+	complete_words "$bin" upgrade --name "${NAME:0:6}"
 	grep -qx "$NAME" <<<"$out"
 	complete_words "$bin" load --name "${NAME:0:6}"
 	[ -z "$out" ]

@@ -41,6 +41,60 @@ assert_gone() {
 	fi
 }
 
+# ---- the two ways an instance is registered (src/kstate.c): link mode, through
+# a struct_ops link pinned as NAME/link (Linux 6.4+, what load does there), and
+# map mode, by the ops map's own element (Linux 6.1, or CUBICCTL_LINK=0)
+
+# Whether this kernel has struct_ops links: BPF_STRUCT_OPS in its enum bpf_attach_type.
+kernel_has_links() {
+	bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "'BPF_STRUCT_OPS' val="
+}
+
+# The CUBICCTL_LINK values a test of both ways runs with: "1 0", or "0" without links.
+link_modes() {
+	if kernel_has_links; then echo "1 0"; else echo 0; fi
+}
+
+# unregister_behind NAME: what a load killed after pinning and before
+# registering leaves, made of a loaded instance: its pins, not registered. In
+# link mode, its pins but the link's (a link not yet pinned dies with the
+# process); in map mode, its ops map's element deleted.
+unregister_behind() {
+	local dir=/sys/fs/bpf/cubicctl/$1 i
+	if [ -e "$dir/link" ]; then
+		rm "$dir/link"
+		# the kernel lets go of an unpinned link a moment later (a work item)
+		for i in $(seq 50); do
+			registered "$1" || return 0
+			sleep 0.1
+		done
+		echo "unregister_behind: $1 is still registered" >&2
+		return 1
+	fi
+	bpftool struct_ops unregister id "$(bpftool -j map show pinned "$dir/ops" | jq .id)" >/dev/null
+}
+
+# lose_pins NAME: the instance's pins gone while it stays registered, as for
+# one loaded from another mount namespace. In link mode that namespace's bpffs
+# holds its link: a bpffs of its own, mounted in the test's folder
+# (other_bpffs_cleanup unmounts it).
+lose_pins() {
+	local dir=/sys/fs/bpf/cubicctl/$1
+	if [ -e "$dir/link" ]; then
+		OTHER_BPFFS=$BATS_TEST_TMPDIR/bpffs
+		mkdir -p "$OTHER_BPFFS"
+		mountpoint -q "$OTHER_BPFFS" || mount -t bpf bpf "$OTHER_BPFFS"
+		bpftool link pin id "$(bpftool -j link show pinned "$dir/link" | jq .id)" "$OTHER_BPFFS/$1"
+	fi
+	rm -r "$dir"
+}
+
+other_bpffs_cleanup() {
+	[ -n "${OTHER_BPFFS:-}" ] || return 0
+	umount "$OTHER_BPFFS" 2>/dev/null || true
+	OTHER_BPFFS=
+}
+
 # A counter of an instance from `cubicctl -j status`.
 counter() {
 	"$CUBICCTL" -j status --name "$1" | jq -r ".instances[0].counters.$2"

@@ -3,7 +3,7 @@
  * Host tests of the shared vocabulary (include/cubic_abi.h via src/vocab.c):
  * every exit reason has its own bit, counter and key; every counter has a key;
  * the words trace and status print; the datapaths' names, maps and programs;
- * the name patch of src/objpatch.c on the real BPF object.
+ * the name patch of src/objpatch.c on the real BPF object, and the build id.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -255,6 +255,53 @@ TEST(objpatch)
 	free(obj);
 }
 
+TEST(build_id)
+{
+	const char a[] = "a", ab[] = "ab", bc[] = "bc";
+	char buf[16];
+
+	/* 32-bit FNV-1a: its published vectors ("" and "a") */
+	CHECK_EQ(objimage_build_id("", 0, NULL), 0x811c9dc5);
+	CHECK_EQ(objimage_build_id(a, 1, NULL), 0xe40c292c);
+	/* no tag and an empty one are the same build; a tag makes another */
+	CHECK_EQ(objimage_build_id(a, 1, ""), objimage_build_id(a, 1, NULL));
+	CHECK(objimage_build_id(a, 1, "canary") != objimage_build_id(a, 1, NULL), "tag");
+	CHECK(objimage_build_id(a, 1, "canary") != objimage_build_id(a, 1, "canary2"), "tags");
+	/* the tag is not glued onto the bytes: "ab" + "c" is not "a" + "bc" */
+	CHECK(objimage_build_id(ab, 2, "c") != objimage_build_id(a, 1, bc), "apart");
+	CHECK(objimage_build_id(ab, 2, NULL) != objimage_build_id(a, 1, NULL), "a byte more");
+	CHECK(!strcmp(build_id_str(0x0012abcd, buf, sizeof(buf)), "0012abcd"), "%s", buf);
+	CHECK(!strcmp(build_id_str(0xffffffff, buf, sizeof(buf)), "ffffffff"), "%s", buf);
+}
+
+/* The id is the object's as built: the name patched in would change it. */
+TEST(build_id_object)
+{
+	FILE *f = fopen("build/bpf_cubic.bpf.o", "rb");
+	__u32 id;
+	long sz;
+	char *obj;
+
+	if (!f) {
+		CHECK(f, "build/bpf_cubic.bpf.o: run 'make' first");
+		return;
+	}
+	fseek(f, 0, SEEK_END);
+	sz = ftell(f);
+	rewind(f);
+	obj = malloc((size_t)sz);
+	CHECK(obj && fread(obj, 1, (size_t)sz, f) == (size_t)sz, "read");
+	fclose(f);
+	if (!obj)
+		return;
+	id = objimage_build_id(obj, (size_t)sz, NULL);
+	CHECK(id != 0, "never 0");
+	CHECK_EQ(objimage_build_id(obj, (size_t)sz, NULL), id);
+	CHECK_EQ(objpatch_ops_name(obj, (size_t)sz, "bc_test", OPS_MAP_COUNT), 0);
+	CHECK(objimage_build_id(obj, (size_t)sz, NULL) != id, "patched: another image");
+	free(obj);
+}
+
 int main(void)
 {
 	RUN(reasons_distinct);
@@ -263,5 +310,7 @@ int main(void)
 	RUN(datapath_table);
 	RUN(rules_table);
 	RUN(objpatch);
+	RUN(build_id);
+	RUN(build_id_object);
 	return unit_done("test_vocab");
 }

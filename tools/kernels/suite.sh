@@ -10,7 +10,9 @@
 # over the same pair with 1% of the data segments dropped (no impossible window,
 # a slow-start exit counted), `trace --json --count 1` delivers a record with
 # plausible fields, set/get round-trip, a bad value exits 2 and changes
-# nothing, unload leaves no struct_ops and no pin; then it loads preset search
+# nothing, upgrade keeps an open flow and the tunables and a later flow gets the
+# new build (before Linux 6.4: refused in one sentence), unload leaves no
+# struct_ops and no pin; then it loads preset search
 # and carries a lossy flow with SEARCH's socket storage, and the same for preset
 # predict, then predict-jump; `flows` lists a running flow; an instance attached to a cgroup of its own
 # (cubicctl attach) carries a flow that did not ask for it. Then: no warning in dmesg
@@ -300,6 +302,112 @@ t_bad_set() {
 	[ -n "$before" ] && [ "$before" = "$after" ] || fail "a refused set changed the tunables"
 }
 
+# The local port of the sender's established connection to $PORT on congestion control $1 (ss -tin).
+open_port() {
+	ip netns exec "$P-a" ss -Htin state established "( dport = :$PORT )" |
+		awk -v ca="$1" 'NF == 4 { split($3, a, ":"); p = a[2] } $1 == ca { print p }'
+}
+
+# cubicctl upgrade: from Linux 6.4 (struct_ops links) the instance is
+# registered through a link, and an upgrade to another build (CUBICCTL_BUILD_TAG)
+# keeps an open flow on the name, undisturbed, keeps the tunables, and a flow
+# after it writes the new build's record; once the open flow is gone the old
+# struct_ops map goes too. Before 6.4 it refuses in one sentence and changes
+# nothing.
+t_upgrade() {
+	local name=$1 v reg old new old_ops pins out ip pid port rc=0 tun b resets t0
+	v=$(uname -r | awk -F. '{ printf "%d", $1 * 100 + $2 }')
+	reg=$(json_status "$name" | jq -r '.instances[0].registration')
+	old=$(json_status "$name" | jq -r '.instances[0].build_id')
+	old_ops=$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$name/ops" | jq .id)
+	pins=$(ls -i "/sys/fs/bpf/cubicctl/$name" | tr '\n' ' ')
+	if [ "$v" -lt 604 ]; then
+		[ "$reg" = map ] || fail "status says registration '$reg' before 6.4, not map" || return 1
+		out=$("$CUBICCTL" upgrade --name "$name" 2>&1) && fail "upgrade exited 0 before 6.4" && return 1
+		log "$out"
+		[ "$out" = "cubicctl: upgrade: this kernel has no struct_ops links (Linux 6.4 added them), so an instance can't be upgraded in place, only unloaded and loaded again" ] ||
+			fail "refused otherwise: $out" || return 1
+		[ "$(ls -i "/sys/fs/bpf/cubicctl/$name" | tr '\n' ' ')" = "$pins" ] &&
+			[ "$(bpftool -j map show pinned "/sys/fs/bpf/cubicctl/$name/ops" | jq .id)" = "$old_ops" ] ||
+			fail "a refused upgrade changed the pins" || return 1
+		registered "$name" || fail "a refused upgrade unregistered $name"
+		return
+	fi
+	[ "$reg" = link ] || fail "status says registration '$reg' from 6.4 on, not link" || return 1
+	"$CUBICCTL" set --name "$name" beta=600 >>"$LOG" 2>&1 || fail "set beta=600 failed" || return 1
+	tun=$("$CUBICCTL" -j get --name "$name" | jq -c .tunables)
+	# a flow open across the upgrade (which takes seconds in a TCG guest: the
+	# verifier), until it is stopped after it
+	ip=$TMP/upgrade-open-$name.json
+	timeout 300 ip netns exec "$P-a" iperf3 -c 10.98.0.2 -p "$PORT" -C "$name" -t 240 -b 20M -J \
+		>"$ip" 2>>"$LOG" &
+	pid=$!
+	sleep 1.5
+	port=$(open_port "$name")
+	[ -n "$port" ] || fail "no flow on $name before the upgrade" || rc=1
+	resets=$(ip netns exec "$P-a" nstat -saz TcpEstabResets | awk '$1 == "TcpEstabResets" { print $2 }')
+	if [ "$rc" -eq 0 ]; then
+		t0=$(date +%s%N)
+		out=$(CUBICCTL_BUILD_TAG="kernels-$$" "$CUBICCTL" upgrade --name "$name" 2>&1) ||
+			fail "upgrade: $out" || rc=1
+		log "$out (in $((($(date +%s%N) - t0) / 1000000)) ms)"
+	fi
+	if [ "$rc" -eq 0 ]; then
+		new=$(json_status "$name" | jq -r '.instances[0].build_id')
+		[[ "$out" == "upgraded $name: build $old -> $new ("* ]] && [ "$new" != "$old" ] ||
+			fail "upgrade said '$out' (build $old, now $new)" || rc=1
+		[ "$(open_port "$name")" = "$port" ] ||
+			fail "the open flow is not on $name, established, after the upgrade" || rc=1
+		sleep 1
+		[ "$(open_port "$name")" = "$port" ] ||
+			fail "the open flow is not on $name, established, a second after the upgrade" || rc=1
+		[ "$(ip netns exec "$P-a" nstat -saz TcpEstabResets | awk '$1 == "TcpEstabResets" { print $2 }')" = "$resets" ] ||
+			fail "a connection was reset across the upgrade" || rc=1
+	fi
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+	jq -c '{error, bytes: .end.sum_sent.bytes, seconds: .end.streams[0].sender.seconds}' "$ip" >>"$LOG" 2>&1
+	# stopped by us, the only error iperf3 may report is that
+	if [ "$rc" -eq 0 ] && { jq -r '.error // empty' "$ip" | grep -v interrupt | grep -q . ||
+		! jq -e '.end.sum_sent.bytes > 0' "$ip" >/dev/null; }; then
+		fail "the flow open across the upgrade failed: $(jq -r .error "$ip")"
+		rc=1
+	fi
+	[ "$rc" -ne 0 ] || [ "$("$CUBICCTL" -j get --name "$name" | jq -c .tunables)" = "$tun" ] ||
+		fail "the tunables changed in the upgrade" || rc=1
+	# a flow after it: the new build's exit record (the open flow's verdict,
+	# written as it closed, may come first)
+	if [ "$rc" -eq 0 ]; then
+		out=$TMP/upgrade-trace-$name.json
+		timeout 60 "$CUBICCTL" trace --name "$name" --json >"$out" 2>>"$LOG" &
+		TRACE_PID=$!
+		sleep 0.5
+		loss_on || fail "can't make the path lossy" || rc=1
+		[ "$rc" -eq 0 ] && { flow "$name" "$TMP/upgrade-after-$name.json" || rc=1; }
+		loss_off
+		sleep 0.3
+		kill -INT "$TRACE_PID" 2>/dev/null
+		wait "$TRACE_PID" 2>/dev/null
+		TRACE_PID=
+		cat "$out" >>"$LOG"
+		port=$(jq '.start.connected[0].local_port' "$TMP/upgrade-after-$name.json")
+		b=$(jq -r --argjson p "${port:-0}" 'select(.record == "exit" and .sport == $p) | .build_id' \
+			"$out" | sort -u | tr '\n' ' ')
+		[ "$rc" -ne 0 ] || [ "$b" = "$new " ] ||
+			fail "a flow after the upgrade wrote exit records of build '$b', not $new" || rc=1
+	fi
+	# the open flow closed: the old build's struct_ops map goes
+	for _ in $(seq 300); do
+		bpftool map show id "$old_ops" >/dev/null 2>&1 || break
+		sleep 0.1
+	done
+	! bpftool map show id "$old_ops" >/dev/null 2>&1 ||
+		fail "the old struct_ops map $old_ops is left after its flows closed" || rc=1
+	"$CUBICCTL" set --name "$name" preset=linux >>"$LOG" 2>&1
+	log "upgrade: build $old -> ${new:-?}, the open flow kept; a flow after it: build ${b:-?}"
+	return "$rc"
+}
+
 t_unload() {
 	local name=$1
 	"$CUBICCTL" unload --name "$name" >>"$LOG" 2>&1 || fail "unload failed" || return 1
@@ -426,6 +534,7 @@ for dp in exact fast; do
 	check "flows-$dp" t_flows "$n"
 	check "set-get-$dp" t_set_get "$n"
 	check "bad-set-$dp" t_bad_set "$n"
+	check "upgrade-$dp" t_upgrade "$n"
 	check "unload-$dp" t_unload "$n"
 	check "search-$dp" t_search "$n" "$dp"
 	check "predict-$dp" t_predict "$n" "$dp"
