@@ -228,29 +228,38 @@ TEST(rules_table)
 	CHECK(!ops_map_own_cwnd_stamp(fast4), "fast (6.10) writes the kernel's");
 }
 
-TEST(objpatch)
+/* build/bpf_cubic.bpf.o, whole, in a malloc'd buffer; NULL (a failed check) if it can't */
+static char *read_object(size_t *sz)
 {
 	FILE *f = fopen("build/bpf_cubic.bpf.o", "rb");
+	char *obj;
+
+	if (!f) {
+		CHECK(f, "build/bpf_cubic.bpf.o: run 'make' first");
+		return NULL;
+	}
+	fseek(f, 0, SEEK_END);
+	*sz = (size_t)ftell(f);
+	rewind(f);
+	obj = malloc(*sz);
+	CHECK(obj && fread(obj, 1, *sz, f) == *sz, "read");
+	fclose(f);
+	return obj;
+}
+
+TEST(objpatch)
+{
 	char junk[256] = "not an ELF";
-	long sz;
+	size_t sz;
 	char *obj;
 
 	CHECK_EQ(objpatch_ops_name(junk, sizeof(junk), "x", 1), -EINVAL);
-	if (!f) {
-		CHECK(f, "build/bpf_cubic.bpf.o: run 'make' first");
-		return;
-	}
-	fseek(f, 0, SEEK_END);
-	sz = ftell(f);
-	rewind(f);
-	obj = malloc((size_t)sz);
-	CHECK(obj && fread(obj, 1, (size_t)sz, f) == (size_t)sz, "read");
-	fclose(f);
+	obj = read_object(&sz);
 	if (!obj)
 		return;
-	CHECK_EQ(objpatch_ops_name(obj, (size_t)sz, "bc_test", OPS_MAP_COUNT), 0);
+	CHECK_EQ(objpatch_ops_name(obj, sz, "bc_test", OPS_MAP_COUNT), 0);
 	/* the placeholder is gone: a second patch finds none */
-	CHECK_EQ(objpatch_ops_name(obj, (size_t)sz, "bc_again", OPS_MAP_COUNT), -ENOENT);
+	CHECK_EQ(objpatch_ops_name(obj, sz, "bc_again", OPS_MAP_COUNT), -ENOENT);
 	CHECK_EQ(objpatch_ops_name(obj, 64, "x", OPS_MAP_COUNT), -EINVAL);
 	free(obj);
 }
@@ -277,28 +286,18 @@ TEST(build_id)
 /* The id is the object's as built: the name patched in would change it. */
 TEST(build_id_object)
 {
-	FILE *f = fopen("build/bpf_cubic.bpf.o", "rb");
 	__u32 id;
-	long sz;
+	size_t sz;
 	char *obj;
 
-	if (!f) {
-		CHECK(f, "build/bpf_cubic.bpf.o: run 'make' first");
-		return;
-	}
-	fseek(f, 0, SEEK_END);
-	sz = ftell(f);
-	rewind(f);
-	obj = malloc((size_t)sz);
-	CHECK(obj && fread(obj, 1, (size_t)sz, f) == (size_t)sz, "read");
-	fclose(f);
+	obj = read_object(&sz);
 	if (!obj)
 		return;
-	id = objimage_build_id(obj, (size_t)sz, NULL);
+	id = objimage_build_id(obj, sz, NULL);
 	CHECK(id != 0, "never 0");
-	CHECK_EQ(objimage_build_id(obj, (size_t)sz, NULL), id);
-	CHECK_EQ(objpatch_ops_name(obj, (size_t)sz, "bc_test", OPS_MAP_COUNT), 0);
-	CHECK(objimage_build_id(obj, (size_t)sz, NULL) != id, "patched: another image");
+	CHECK_EQ(objimage_build_id(obj, sz, NULL), id);
+	CHECK_EQ(objpatch_ops_name(obj, sz, "bc_test", OPS_MAP_COUNT), 0);
+	CHECK(objimage_build_id(obj, sz, NULL) != id, "patched: another image");
 	free(obj);
 }
 
