@@ -66,8 +66,8 @@
 	  "SEARCH: start over after this many initial RTTs of bins without an ACK (0: never)")    \
 	X(predict_skip, 1, 0, 64, "pkts",                                                          \
 	  "PREDICT: a train starts once this many packets of its round are ACKed")                \
-	X(predict_min_train_us, 250, 50, 1000000, "us",                                            \
-	  "PREDICT: shortest ACK train whose rate is believed")                                   \
+	X(predict_min_train_us, 1000, 50, 1000000, "us",                                           \
+	  "PREDICT: shortest ACK train judged; a round with a shorter one is measured again")      \
 	X(predict_tolerance, 100, 0, 1000, "/1000",                                                \
 	  "PREDICT: the fit's rate and the train's mean rate must agree within this")             \
 	X(predict_margin, 30, 0, 1000, "/1000",                                                    \

@@ -39,8 +39,20 @@
  *         that test.
  *     A round the sender did not fill (in flight at its start below 3/4 of
  *     cwnd: application-limited) is not measured and does not count.
+ *     A round whose train stayed shorter than `min_train_us` is not yet
+ *     measurable: it does not count either, and the next round, twice as
+ *     long, is measured. The ACK clock is noisy by tens to hundreds of
+ *     microseconds (interrupt moderation, GRO, a timer's wake-up; on our
+ *     VMs the emulator's delay line releases p50 60 us, p99 up to 0.5 ms
+ *     late), and the first ACKs of a train tend to come late, so a short
+ *     train reads a rate too high by as much as its length is short: at
+ *     200 Mbit/s the initial window's train lasted 50-110 us and read 5-8 x
+ *     the bottleneck, the next round's 0.5-0.7 ms read 1.3-2.4 x, the one
+ *     after (1.8-2 ms) 1.10-1.14 x (tools/eval, s2011; 250 us was the
+ *     default before and believed a 352 us train at 1.45 x). Hence 1 ms.
  *     After `rounds` counted rounds without an estimate, PREDICT gives up
- *     and Linux HyStart decides the rest of the slow start.
+ *     and Linux HyStart decides the rest of the slow start (Linux HyStart's
+ *     two detectors run all through the measuring, too).
  *  2. FILL. With the rate R and delay_min (the smallest RTT seen, which
  *     includes no queue), the target is
  *       target = ceil(R x delay_min / mss x (1000 + margin) / 1000)
@@ -82,7 +94,7 @@
  * BPF program's static asserts tie the two). */
 #define PREDICT_DEF_SKIP	 1
 #define PREDICT_MAX_SKIP	 64
-#define PREDICT_DEF_MIN_TRAIN	 250 /* us */
+#define PREDICT_DEF_MIN_TRAIN	 1000 /* us */
 #define PREDICT_MIN_MIN_TRAIN	 50
 #define PREDICT_MAX_MIN_TRAIN	 1000000
 #define PREDICT_DEF_TOLERANCE	 100 /* per mille */
@@ -118,7 +130,7 @@ enum predict_action {
 	PREDICT_ACT_TARGET = 1,	 /* set ssthresh = v->target, pace: the fill begins */
 	PREDICT_ACT_EXIT = 2,	 /* cwnd = ssthresh = v->target: slow start is over */
 	PREDICT_ACT_GIVE_UP = 3, /* no estimate in `rounds` rounds: HyStart decides */
-	PREDICT_ACT_PACE = 4,	 /* the measured round began: pace what it sends in reply */
+	PREDICT_ACT_PACE = 4,	 /* the round's train is long enough: pace what it sends in reply */
 };
 
 struct predict_params {
@@ -128,7 +140,7 @@ struct predict_params {
 	__u32 margin;	    /* per mille added to the BDP estimate */
 	__u32 rounds;	    /* counted rounds without an estimate before giving up */
 	__u32 gap_us;	    /* an ACK gap above this (and 4 x the mean) ends a train */
-	__u32 pace;	    /* pace from the measured round's first ACK (then one round only) */
+	__u32 pace;	    /* pace once a round's train is long enough to judge (then one round only) */
 	__u32 jump;	    /* at the target: cwnd jumps to this per mille of it (0: no jump) */
 };
 
@@ -179,6 +191,7 @@ struct predict_state {
 	__u8 rounds;		/* rounds begun, app-limited ones included (saturates) */
 	__u8 failed;		/* counted rounds without an estimate */
 	__u8 pacing;		/* PREDICT_ACT_PACE was returned */
+	__u8 short_rounds;	/* rounds whose train was too short to judge (saturates) */
 	struct predict_verdict v; /* the accepted estimate (phase FILL and after) */
 };
 
@@ -296,6 +309,23 @@ static inline __u32 predict_burst(const struct predict_state *s)
 		prev = x;
 	}
 	return i;
+}
+
+/*
+ * The train so far is long enough to be judged: at least PREDICT_MIN_POINTS
+ * points and min_train_us once a leading burst is trimmed (predict_judge()
+ * trims the same points). Cheap until the untrimmed train is that long.
+ */
+static inline int predict_train_long(const struct predict_state *s, const struct predict_params *p)
+{
+	__u32 drop, x0 = 0;
+
+	if (!s->ref_set || s->n < PREDICT_MIN_POINTS || s->last_x < p->min_train_us)
+		return 0;
+	drop = predict_burst(s);
+	if (drop)
+		x0 = s->head_x[(drop - 1) & (PREDICT_HEAD - 1)];
+	return s->n - drop >= PREDICT_MIN_POINTS && s->last_x - x0 >= p->min_train_us;
 }
 
 static inline int predict_judge(const struct predict_state *s, const struct predict_params *p,
@@ -452,6 +482,17 @@ PREDICT_SUBPROG __u8 predict_on_ack(struct predict_state *s, const struct predic
 		return PREDICT_ACT_NONE;
 	if (s->started && (__s32)(a->snd_una - s->round_end) <= 0) {
 		predict_point(s, p, a);
+		if (p->pace && !s->pacing && !s->app_limited && predict_train_long(s, p)) {
+			/*
+			 * This round's train will be judged: what its ACKs release
+			 * from now on is paced (the next round's ACKs are then the
+			 * pacing's, so this is the one round measured). A round
+			 * too short to judge leaves the next one unpaced, to be
+			 * measured instead.
+			 */
+			s->pacing = 1;
+			return PREDICT_ACT_PACE;
+		}
 		/*
 		 * With the jump on, the round is over on the ACK of its last
 		 * byte, not on the next one (HyStart's round): the estimate of
@@ -491,19 +532,28 @@ PREDICT_SUBPROG __u8 predict_on_ack(struct predict_state *s, const struct predic
 		}
 		if (v != &s->v)
 			s->v = *v; /* the last train judged, for the records */
+		if (!s->pacing &&
+		    (v->train_acks < PREDICT_MIN_POINTS || v->train_us < p->min_train_us)) {
+			/*
+			 * Too short to judge, not a failure: measure the next round.
+			 * So is a short train that a gap ended: a fragment is only
+			 * a failure (a bunch, predict_judge()) once it is long
+			 * enough to have been believed.
+			 */
+			if (s->short_rounds < 255)
+				s->short_rounds++;
+			s->v.failed_rounds = s->failed;
+			goto next;
+		}
 		s->v.failed_rounds = ++s->failed;
 		if (s->failed >= p->rounds) {
 			s->phase = PREDICT_PH_DONE;
 			return PREDICT_ACT_GIVE_UP;
 		}
 	}
+next:
 	predict_new_round(s, a);
 	predict_point(s, p, a);
-	if (p->pace && !s->pacing && !s->app_limited) {
-		/* the round's data left unpaced; what this round's ACKs release is paced */
-		s->pacing = 1;
-		return PREDICT_ACT_PACE;
-	}
 	return PREDICT_ACT_NONE;
 }
 

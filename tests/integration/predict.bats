@@ -74,11 +74,13 @@ capflow() {
 		jq -e '.reason == "predict" and .predict and .initial' <<<"$rec"
 		jq -e '.predict_paced and .predict_capped and .paced and (.predict_no_storage | not)' <<<"$rec"
 		# the estimate: the initial window's train (round 1 is iperf3's cookie),
+		# or a later round's if the initial window's was shorter than
+		# predict_min_train_us (not a failure: the machine bunched its ACKs),
 		# within 30 % of the bottleneck (one ACK the 2-CPU machine held back
 		# 330 us stretched a 1.7 ms train by 19 % in 2 of 22 flows here; the
 		# precision is tools/eval's figure), its fit and mean within 10 %
-		jq -e '.predict_round == 2 and .predict_failed_rounds == 0' <<<"$rec"
-		jq -e '.predict_train_acks >= 5 and .predict_train_us >= 250' <<<"$rec"
+		jq -e '.predict_round >= 2 and .predict_round <= 4 and .predict_failed_rounds == 0' <<<"$rec"
+		jq -e '.predict_train_acks >= 5 and .predict_train_us >= 1000' <<<"$rec"
 		jq -e "(.predict_rate / $rate) > 0.7 and (.predict_rate / $rate) < 1.3" <<<"$rec"
 		jq -e '((.predict_rate - .predict_mean_rate) | fabs) <= .predict_mean_rate / 10' <<<"$rec"
 		# delay_min is the path's 20 ms (plus processing)
@@ -244,7 +246,7 @@ capflow() {
 	rec=$(jq -c 'select(.reason == "predict" and .predict_jump_from > 0)' "$BATS_TEST_TMPDIR/jump.trace" | head -n 1)
 	jq -e '.predict_jump * 2 < .predict_target and .predict_jump * 2 >= .predict_target - 2' <<<"$rec"
 	jq -e '.predict_jump_from == .predict_cwnd_set and .predict_jump_from < 40' <<<"$rec"
-	jq -e '.predict_round == 1 and .predict_retreat == 0 and .cwnd == .predict_target' <<<"$rec"
+	jq -e '.predict_round <= 2 and .predict_retreat == 0 and .cwnd == .predict_target' <<<"$rec"
 	jq -e '.predict_paced and .predict_capped' <<<"$rec"
 	# the fill took about one RTT after the jump, not the doubling's four
 	jq -e '.predict_fill_us < 250000' <<<"$rec"

@@ -157,9 +157,15 @@ TEST(clean_initial_window)
 
 	feeder_init(&f);
 	uniform(g, 9, 1000);
-	/* the round's first ACK: the initial window left unpaced, pace the rest */
-	CHECK_EQ(round_of(&f, 10, g, 1), PREDICT_ACT_PACE);
+	/*
+	 * The initial window left unpaced; pacing begins on the ACK where the
+	 * train is long enough to judge (5 points and min_train_us 1000): the
+	 * train's first point is the 2nd ACK (skip 1), its 5th the 6th ACK, at
+	 * 4000 us. The round's first ACK only begins it.
+	 */
+	CHECK_EQ(round_of(&f, 10, g, 1), PREDICT_ACT_NONE);
 	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 1);
+	CHECK_EQ(f.s.pacing, 1);
 	CHECK_EQ(f.s.phase, PREDICT_PH_MEASURE);
 	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
 	CHECK_EQ(f.s.phase, PREDICT_PH_FILL);
@@ -244,18 +250,62 @@ TEST(short_train_is_not_believed)
 	struct feeder f;
 	__u32 g[9];
 
-	/* 9 gaps of 27 us: 243 us < min_train_us 250 */
+	/*
+	 * 9 gaps of 111 us: 999 us < min_train_us 1000. Not a failure, and not
+	 * paced: the next round (twice as long) is measured instead.
+	 */
 	feeder_init(&f);
-	uniform(g, 9, 27);
+	uniform(g, 9, 111);
 	round_of(&f, 10, g, 1);
-	CHECK_EQ(end_round(&f), PREDICT_ACT_GIVE_UP);
-	CHECK_EQ(f.v.train_us, 243);
-	/* 28 us: 252 us, believed: 1000 B / 28 us */
+	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 0);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_NONE);
+	CHECK_EQ(f.v.train_us, 999);
+	CHECK_EQ(f.s.failed, 0);
+	CHECK_EQ(f.s.short_rounds, 1);
+	CHECK_EQ(f.s.phase, PREDICT_PH_MEASURE);
+	/* 112 us: 1008 us, paced at its 10th ACK, believed: 1000 B / 112 us */
 	feeder_init(&f);
-	uniform(g, 9, 28);
+	uniform(g, 9, 112);
 	round_of(&f, 10, g, 1);
+	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 1);
 	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
-	CHECK_EQ(f.v.rate, 9000ULL * 1000000 / 252);
+	CHECK_EQ(f.v.rate, 9000ULL * 1000000 / 1008);
+	CHECK_EQ(f.v.round, 1);
+}
+
+/*
+ * A fast path: the initial window's train (9 gaps of 60 us: 200 Mbit/s at
+ * 1500 bytes) is too short; the next round's 19 gaps (1140 us) are judged,
+ * and pacing begins in that round, once its train is 1000 us long.
+ */
+TEST(a_short_round_then_a_long_one)
+{
+	struct feeder f;
+	__u32 g[19];
+
+	feeder_init(&f);
+	uniform(g, 19, 60);
+	CHECK_EQ(round_of(&f, 10, g, 1), PREDICT_ACT_NONE);
+	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 0);
+	f.cwnd = 20;
+	CHECK_EQ(round_of(&f, 20, g, 1), PREDICT_ACT_NONE); /* round 1: too short */
+	CHECK_EQ(f.s.short_rounds, 1);
+	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	CHECK_EQ(f.v.round, 2);
+	CHECK_EQ(f.v.failed_rounds, 0);
+	CHECK_EQ(f.v.train_us, 1140); /* 19 gaps: the round's first ACK acked its first packet */
+	CHECK_EQ(f.v.rate, 1000ULL * 1000000 / 60);
+	/* a train that reached min_train_us and was then not believed is a failure */
+	feeder_init(&f);
+	uniform(g, 19, 1000);
+	for (int i = 13; i < 19; i++)
+		g[i] = 10; /* a bunched tail */
+	f.cwnd = 20;
+	round_of(&f, 20, g, 1);
+	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_GIVE_UP);
+	CHECK_EQ(f.s.short_rounds, 0);
 }
 
 TEST(a_gap_ends_the_train)
@@ -315,6 +365,17 @@ TEST(a_bunch_is_not_a_train)
 	CHECK_EQ(last, PREDICT_ACT_GIVE_UP);
 	CHECK_EQ(f.v.covered, 600);
 	CHECK_EQ(f.s.v.failed_rounds, 3);
+	/* with min_train_us 1000 the bunch (150 us) is too short to judge: never a failure */
+	feeder_init(&f);
+	f.p.pace = 0;
+	for (r = 0; r < 4; r++) {
+		f.cwnd = 10;
+		round_of(&f, 10, g, 1);
+	}
+	CHECK_EQ(end_round(&f), PREDICT_ACT_NONE);
+	CHECK_EQ(f.s.failed, 0);
+	CHECK_EQ(f.s.short_rounds, 4);
+	CHECK_EQ(f.s.phase, PREDICT_PH_MEASURE);
 }
 
 /*
@@ -332,7 +393,8 @@ TEST(the_jump)
 	feeder_init(&f);
 	f.p.jump = 500;
 	uniform(g, 9, 1000);
-	CHECK_EQ(round_of(&f, 10, g, 1), PREDICT_ACT_PACE);
+	CHECK_EQ(round_of(&f, 10, g, 1), PREDICT_ACT_NONE);
+	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 1);
 	CHECK_EQ(f.acts[PREDICT_ACT_TARGET], 1); /* on the round's last ACK */
 	CHECK_EQ(f.s.phase, PREDICT_PH_FILL);
 	CHECK_EQ(f.v.target, 103);
@@ -347,7 +409,10 @@ TEST(the_jump)
 	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
 	CHECK_EQ(f.v.target, 103);
 	CHECK_EQ(f.v.train_acks, 10);
-	/* a round judged early and not believed (a bunched train) is counted once */
+	/*
+	 * a round judged early and not believed (a bunched train, cut by its
+	 * first 3 ms gap: too short to judge) is counted once
+	 */
 	feeder_init(&f);
 	f.p.jump = 500;
 	f.p.pace = 0;
@@ -356,7 +421,8 @@ TEST(the_jump)
 		g[i] = i % 3 ? 10 : 3000;
 	round_of(&f, 10, g, 1);
 	CHECK_EQ(f.acts[PREDICT_ACT_TARGET], 0);
-	CHECK_EQ(f.s.failed, 1);
+	CHECK_EQ(f.s.failed, 0);
+	CHECK_EQ(f.s.short_rounds, 1);
 	CHECK_EQ(f.s.phase, PREDICT_PH_MEASURE);
 	/* jump 0 (the default): none */
 	feeder_init(&f);
@@ -460,7 +526,8 @@ TEST(application_limited_round_is_not_measured)
 	CHECK(f.s.app_limited, "round 1 should be application-limited");
 	/* judged? no: the next full round is the measured one, not a failure */
 	f.cwnd = 10;
-	CHECK_EQ(round_of(&f, 10, g, 1), PREDICT_ACT_PACE);
+	CHECK_EQ(round_of(&f, 10, g, 1), PREDICT_ACT_NONE);
+	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 1);
 	CHECK_EQ(f.s.failed, 0);
 	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
 	CHECK_EQ(f.v.round, 2);
@@ -506,9 +573,14 @@ TEST(unpaced_rounds_until_one_is_believed)
 	f.p.pace = 0;
 	f.p.rounds = 3;
 	predict_params_clamp(&f.p);
-	uniform(shortg, 19, 12); /* 9 x 12 = 108 us, 19 x 12 = 228 us: too short */
+	/* long enough (19 gaps of 1000 us) but a bunched tail: fit and mean disagree */
+	uniform(shortg, 19, 1000);
+	for (int i = 13; i < 19; i++)
+		shortg[i] = 10;
 	uniform(g, 19, 1000);
-	CHECK_EQ(round_of(&f, 10, shortg, 1), PREDICT_ACT_NONE); /* no PACE when unpaced */
+	f.cwnd = 20;
+	CHECK_EQ(round_of(&f, 20, shortg, 1), PREDICT_ACT_NONE); /* no PACE when unpaced */
+	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 0);
 	f.cwnd = 20;
 	CHECK_EQ(round_of(&f, 20, shortg, 1), PREDICT_ACT_NONE); /* round 1 failed */
 	CHECK_EQ(f.s.failed, 1);
@@ -519,16 +591,29 @@ TEST(unpaced_rounds_until_one_is_believed)
 	CHECK_EQ(f.v.round, 3);
 	CHECK_EQ(f.v.failed_rounds, 2);
 	CHECK_EQ(f.v.rate, 1000000);
-	/* all three too short: give up at the end of the third */
+	/* all three not believed: give up at the end of the third */
 	feeder_init(&f);
 	f.p.pace = 0;
 	f.p.rounds = 3;
 	for (int r = 0; r < 3; r++) {
-		f.cwnd = 10;
-		round_of(&f, 10, shortg, 1);
+		f.cwnd = 20;
+		round_of(&f, 20, shortg, 1);
 	}
 	CHECK_EQ(end_round(&f), PREDICT_ACT_GIVE_UP);
 	CHECK_EQ(f.s.v.failed_rounds, 3);
+	/* trains too short to judge never count: measuring goes on, HyStart meanwhile */
+	feeder_init(&f);
+	f.p.pace = 0;
+	f.p.rounds = 3;
+	uniform(shortg, 19, 12);
+	for (int r = 0; r < 6; r++) {
+		f.cwnd = 20;
+		round_of(&f, 20, shortg, 1);
+	}
+	CHECK_EQ(end_round(&f), PREDICT_ACT_NONE);
+	CHECK_EQ(f.s.failed, 0);
+	CHECK_EQ(f.s.short_rounds, 6);
+	CHECK_EQ(f.s.phase, PREDICT_PH_MEASURE);
 }
 
 TEST(no_delay_min_no_estimate)
@@ -586,6 +671,7 @@ int main(void)
 	RUN(burst_threshold_is_two_thirds_of_the_median);
 	RUN(bunched_tail_fails_the_tolerance);
 	RUN(short_train_is_not_believed);
+	RUN(a_short_round_then_a_long_one);
 	RUN(a_gap_ends_the_train);
 	RUN(a_bunch_is_not_a_train);
 	RUN(the_jump);

@@ -330,7 +330,7 @@ TEST(predict_keys)
 
 	cubic_tunables_defaults(&t);
 	CHECK_EQ(t.predict_skip, 1);
-	CHECK_EQ(t.predict_min_train_us, 250);
+	CHECK_EQ(t.predict_min_train_us, 1000);
 	CHECK_EQ(t.predict_tolerance, 100);
 	CHECK_EQ(t.predict_margin, 30);
 	CHECK_EQ(t.predict_pace, 1);
