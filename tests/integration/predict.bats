@@ -56,7 +56,7 @@ capflow() {
 	cat "$BATS_TEST_TMPDIR/$1.out" "$BATS_TEST_TMPDIR/$1.trace"
 }
 
-@test "preset predict, both datapaths: slow start ends at the BDP the initial window's ACKs measured, before any loss" {
+@test "preset predict, both datapaths: slow start ends at the BDP the first long enough ACK train measured, before any loss" {
 	# the path's payload rate: 50 Mbit/s of 1500-byte packets carrying 1448
 	rate=$((50000000 / 8 * 1448 / 1500))
 	for dp in exact fast; do
