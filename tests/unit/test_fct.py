@@ -114,9 +114,24 @@ def test_summary():
     check("SUSS table: transfers without a retransmission", "| 1.00 (1.00) | 1/3 |" in s)
     check("SUSS table: no 20 MB -> '-'", s.count("| - | - |") >= 1)
     eq("no SUSS table without 5 or 20 MB", fct.suss_table([dict(r, bytes=1000000) for r in rows], "p", {}), None)
+    check("no policer column on a path without one", "policer drops" not in t)
 
 
-for t in (test_sizes, test_limit, test_record, test_summary):
+def test_policer():
+    # a policer before the queue: its drops are counted apart, and get a column
+    show0 = fct.parse_show("tbf_dropped=0\nlink_police_dropped=100\n")
+    show1 = fct.parse_show("tbf_dropped=3\nlink_police_dropped=190\n")
+    x = {"ca": "cubic", "bytes": 5000000, "fct_s": 2.5, "retrans": 95, "impossible": None}
+    r = fct.record(x, META, show0, show1)
+    eq("policer drops: the difference", r["police_drops"], 90)
+    eq("tbf drops apart", r["tbf_drops"], 3)
+    rows = fct.summarize([r])
+    eq("summary: policer drops", rows[0]["police_drops"], {"median": 90, "min": 90, "max": 90})
+    t = fct.path_table(rows, {})
+    check("the policer's column", "policer drops (min-max)" in t and "| 95 | 3 | 90 |" in t)
+
+
+for t in (test_sizes, test_limit, test_record, test_summary, test_policer):
     t()
 print(f"fct: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -158,7 +158,8 @@ def cmd_report(a):
                  "\"Without HyStart\" is a bpf_cubic instance with preset `off` (the kernel's switch is "
                  "global to every cubic socket on the machine).")
     lines.append("- **x limit**: the median FCT over the physical limit, RTT + the wire bytes (payload and "
-                 f"{parse.IP_PKT - parse.MSS} header bytes per {parse.MSS}-byte segment) at the bottleneck rate.")
+                 f"{parse.IP_PKT - parse.MSS} header bytes per {parse.MSS}-byte segment) at the bottleneck rate "
+                 "(behind a policer: the policed rate).")
     lines.append("- **retrans**: the sender's TCP_INFO `tcpi_total_retrans` (segments) over the transfer; "
                  "**bottleneck drops**: the emulator's TBF drop counter (`pathemu show`, tbf_dropped) "
                  "over the transfer; median (min-max). Random-loss and delay-queue drops are in the JSON "
@@ -183,8 +184,9 @@ def cmd_report(a):
                 break
     for p in paths:
         prow = [r for r in rows if r["path"] == p["path"]]
+        opts = f", `{p['opts']}`" if p.get("opts") else ""
         lines += ["", f"## Path {p['path']}: {p.get('rate')} {p.get('rtt')}, buffer {p.get('buffer_pkts')} packets "
-                      f"(BDP {p.get('bdp_pkts')} packets)", "", fct.path_table(prow, names)]
+                      f"(BDP {p.get('bdp_pkts')} packets){opts}", "", fct.path_table(prow, names)]
     lines.append("")
     lines.append("Transfers: `transfers.jsonl` (one JSON object per transfer); these rows: `summary.json`.")
     doc = "\n".join(lines) + "\n"

@@ -39,14 +39,23 @@ bpf_predict bpf    predict   bpf_cubic predict
 bpf_predictj bpf   predict-jump bpf_cubic predict-jump (predict_jump=500)
 bbr         kernel bbr       bbr (kernel)
 "
-# Paths: ID RATE RTT BUFFER (pathemu syntax). suss is the SUSS group's
-# testbed path (SIGCOMM 2024): its published table is in the report.
+# Paths: ID RATE RTT BUFFER [pathemu options] (pathemu syntax). suss is the
+# SUSS group's testbed path (SIGCOMM 2024): its published table is in the
+# report. The real-path ones are tools/eval's scenarios of the same IDs: a
+# policer before the queue (its drops counted apart; the physical limit is at
+# the policed rate), ACKs aggregated, an ACK path with jitter.
 PATHS_ALL="
 suss        50mbit  100ms 413
 r50_20_1    50mbit  20ms  1bdp
 r100_40_q25 100mbit 40ms  0.25bdp
 r20_80_2    20mbit  80ms  2bdp
 r20_20_1    20mbit  20ms  1bdp
+s2011       200mbit 11.3ms 1bdp
+s2011_q25   200mbit 11.3ms 0.25bdp
+pol100_40   100mbit 40ms  1bdp    --policer 20mbit:100kb
+agg50_20_4  50mbit  20ms  2bdp    --ack-agg 4ms
+agg50_40_8  50mbit  40ms  1bdp    --ack-agg 8ms
+j50_40_2    50mbit  40ms  2bdp    --jitter 15ms
 "
 DEFAULT_PATHS="suss r50_20_1 r100_40_q25"
 DEFAULT_SIZES="1MB 5MB 20MB"
@@ -126,7 +135,7 @@ done
 SIZE_ROWS=$("$PY" -B "$FCTDIR/analyze.py" sizes $SIZES) || bad "--sizes: see above"
 [ -n "$SIZE_ROWS" ] || bad "--sizes: no size"
 for p in "${PATHS[@]}"; do
-	read -r pid rate rtt buf <<<"$p"
+	read -r pid rate rtt buf _ <<<"$p"
 	msg=$(cubictools path --rate "$rate" --rtt "$rtt" --buffer "$buf" 2>&1 >/dev/null) || bad "path $pid: $msg"
 done
 
@@ -231,14 +240,19 @@ log "${#PATHS[@]} paths x $NSIZES sizes x ${#ALGOS[@]} algorithms x $REPS reps: 
 # path_start ROW: the path, its sink listening, the impossible-window watch on
 # the sender's namespace
 path_start() {
-	read -r P_ID P_RATE P_RTT P_BUF <<<"$1"
-	log "path $P_ID: $P_RATE $P_RTT buffer $P_BUF"
+	read -r P_ID P_RATE P_RTT P_BUF P_OPTS <<<"$1"
+	log "path $P_ID: $P_RATE $P_RTT buffer $P_BUF${P_OPTS:+ $P_OPTS}"
 	PATH_UP=1
-	path_up "$PATHN" "$P_RATE" "$P_RTT" "$P_BUF" || die "pathemu start failed for $P_ID"
+	# shellcheck disable=SC2086 # the options are words
+	path_up "$PATHN" "$P_RATE" "$P_RTT" "$P_BUF" $P_OPTS || die "pathemu start failed for $P_ID"
 	P_BDP=$PATH_BDP P_BUFP=$PATH_BUF
 	local cfg
 	cfg=$("$PATHEMU" show --name "$PATHN")
 	P_RATE_BPS=$(sed -n 's/^rate_bps=//p' <<<"$cfg")
+	# behind a policer the rate a flow can have is the policer's
+	local prate
+	prate=$(sed -n 's/^police_rate_bps=//p' <<<"$cfg")
+	if [ -n "$prate" ] && [ "$prate" -gt 0 ] && [ "$prate" -lt "$P_RATE_BPS" ]; then P_RATE_BPS=$prate; fi
 	P_RTT_US=$(sed -n 's/^rtt_us=//p' <<<"$cfg")
 	P_BOUND=$(window_bound "$P_BDP" "$P_BUFP")
 	# not our child: the path's end ends it
@@ -287,7 +301,7 @@ transfer() {
 	"$PATHEMU" show --name "$PATHN" >"$f.show1"
 	[ "$rc" = 0 ] || [ "$rc" = 3 ] || log "the sender failed ($P_ID $aid $2 rep $4, rc $rc): $(head -c 300 "$f.err") $(head -c 300 "$f.json")"
 	"$PY" -B "$FCTDIR/analyze.py" record --xfer "$f.json" --rc "$rc" --show-before "$f.show0" --show-after "$f.show1" \
-		--meta "path=$P_ID" "rate=$P_RATE" "rtt=$P_RTT" "buffer=$P_BUF" "rate_bps=$P_RATE_BPS" "rtt_us=$P_RTT_US" \
+		--meta "path=$P_ID" "rate=$P_RATE" "rtt=$P_RTT" "buffer=$P_BUF" "rate_bps=$P_RATE_BPS" "rtt_us=$P_RTT_US" "opts=$P_OPTS" \
 		"bdp_pkts=$P_BDP" "buffer_pkts=$P_BUFP" "size=$2" "bytes=$3" "algorithm=$aid" "kind=$kind" "arg=$arg" \
 		"label=$label" "ca=$ca" "rep=$4" "seq=$5" "load1=$load1" "t_unix=$t" >>"$JSONL" || arc=$?
 	if [ "$arc" = 3 ]; then

@@ -68,13 +68,15 @@ def limit_s(nbytes, rate_bps, rtt_s):
 
 def show_drops(show):
     """The drop counters of a `pathemu show` (dict of its key=value lines):
-    bottleneck (TBF) drops, random-loss drops, delay-queue drops."""
+    bottleneck (TBF) drops, random-loss drops, delay-queue drops, policer
+    drops (a policer before the queue: pathemu --policer)."""
     def n(k):
         try:
             return int(float(show.get(k, 0)))
         except ValueError:
             return 0
-    return {"tbf": n("tbf_dropped"), "loss": n("loss_drop_pkts"), "delayq": n("delayq_drops")}
+    return {"tbf": n("tbf_dropped"), "loss": n("loss_drop_pkts"), "delayq": n("delayq_drops"),
+            "police": n("link_police_dropped")}
 
 
 def parse_show(text):
@@ -115,6 +117,7 @@ def record(xfer, meta, show_before, show_after):
     rec["tbf_drops"] = d1["tbf"] - d0["tbf"]
     rec["loss_drops"] = d1["loss"] - d0["loss"]
     rec["delayq_drops"] = d1["delayq"] - d0["delayq"]
+    rec["police_drops"] = d1["police"] - d0["police"]
     return rec
 
 
@@ -142,8 +145,8 @@ def summarize(records, reference=REFERENCE):
                "fct_ci95_s": stats.median_ci(fcts), "limit_s": rs[0]["limit_s"],
                "over_limit": med / rs[0]["limit_s"] if med is not None else None}
         row["no_retrans"] = sum(1 for r in done if r["retrans"] == 0)
-        for k in ("retrans", "tbf_drops", "loss_drops", "delayq_drops"):
-            m, a, b = stats.median_min_max([r[k] for r in done])
+        for k in ("retrans", "tbf_drops", "loss_drops", "delayq_drops", "police_drops"):
+            m, a, b = stats.median_min_max([r.get(k) or 0 for r in done])
             row[k] = {"median": m, "min": a, "max": b}
         rows.append(row)
     ref = {(r["path"], r["bytes"]): r["fct_median_s"] for r in rows if r["algorithm"] == reference}
@@ -171,14 +174,18 @@ def path_table(rows, algo_names):
     """The Markdown table of one path: one row per size and algorithm."""
     head = ["size", "algorithm", "done", "FCT median s", "min-max s", "x cubic", "x limit", "limit s",
             "retrans (min-max)", "bottleneck drops (min-max)"]
+    # a policer's drops get a column of their own, on a path that has one
+    police = any((r.get("police_drops") or {}).get("max") for r in rows)
+    if police:
+        head.append("policer drops (min-max)")
     out = []
     for r in rows:
         out.append([r["size"], algo_names.get(r["algorithm"], r["algorithm"]), f"{r['completed']}/{r['n']}",
                      report.fmt(r["fct_median_s"], 3),
                      f"{report.fmt(r['fct_min_s'], 3)}-{report.fmt(r['fct_max_s'], 3)}",
                      ratio(r["vs_reference"]), ratio(r["over_limit"]), report.fmt(r["limit_s"], 3),
-                     _mmm(r["retrans"]), _mmm(r["tbf_drops"])])
-    return report.md_table(head, out, "llrrrrrrrr")
+                     _mmm(r["retrans"]), _mmm(r["tbf_drops"])] + ([_mmm(r["police_drops"])] if police else []))
+    return report.md_table(head, out, "llrrrrrrrr" + ("r" if police else ""))
 
 
 def suss_table(rows, path_id, algo_names):
