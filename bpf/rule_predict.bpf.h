@@ -375,7 +375,9 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	 * no queue (the last delivered packet's RTT, RACK's, within 1/8 of
 	 * delay_min) and a delivery (the last rate sample: tp->rate_delivered
 	 * over tp->rate_interval_us, what tcp_rate_gen() kept) whose BDP is
-	 * under half the window. Settle there: ssthresh, and CUBIC's Wmax, at
+	 * under half the window, with several packets marked lost already
+	 * (tp->lost_out: RACK marked them before the kernel asked .ssthresh).
+	 * Settle there: ssthresh, and CUBIC's Wmax, at
 	 * the policed rate's BDP, not beta x cwnd and a climb back to the cwnd
 	 * the policer cut.
 	 */
@@ -383,7 +385,7 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 		ps->pol_rate = (__u64)tp->rate_delivered * mss * 1000000ULL / tp->rate_interval_us;
 		ps->pol_rtt_us = tp->rack.rtt_us;
 		target = predict_policer_target(ps->pol_rate, ps->pol_rtt_us, ca_state(sk)->delay_min,
-						cwnd, mss, cubic_tun_predict_margin(t));
+						cwnd, mss, cubic_tun_predict_margin(t), tp->lost_out);
 		if (target && target < ssthresh) {
 			ps->pol_ssthresh = target;
 			ca_state(sk)->last_max_cwnd = target;

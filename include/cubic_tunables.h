@@ -80,7 +80,7 @@
 	  "PREDICT: the fill's pacing rate is at most this x the estimate (0: no cap)")          \
 	X(predict_jump, 0, 0, 500, "/1000",                                                        \
 	  "PREDICT: at the estimate, cwnd jumps to this x the target, paced (0: off; RFC 9959)") \
-	X(predict_policer, 0, 0, 1, "bool",                                                        \
+	X(predict_policer, 1, 0, 1, "bool",                                                        \
 	  "PREDICT: a slow-start loss with no queue and a collapsed delivery settles at its BDP") \
 	X(premature_ratio, 800, 1, 10000, "/1000",                                                 \
 	  "verdict: an exit below this x the path's BDP is premature (800: 0.8)")                \

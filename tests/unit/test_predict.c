@@ -499,18 +499,22 @@ TEST(the_retreat)
  * The policer: delay_min 100 ms, MSS 1000. An ACK with RTT 105 ms (no queue:
  * within 1/8) while the delivery rate is 250,000 B/s: 25 packets a delay_min,
  * target ceil(25 x 1.03) = 26, against 120 in flight: a policer; settle at 26.
- * A queue (RTT above 112.5 ms) or a delivery that kept up (a target of at
- * least half the window) is not.
+ * A queue (RTT above 112.5 ms), a delivery that kept up (a target of at
+ * least half the window) or fewer than 4 packets lost (a random loss; 8 in
+ * the others) is not.
  */
 TEST(the_policer)
 {
-	CHECK_EQ(predict_policer_target(250000, 105000, DMIN, 120, MSS, 30), 26);
-	CHECK_EQ(predict_policer_target(250000, 112500, DMIN, 120, MSS, 30), 26);
-	CHECK_EQ(predict_policer_target(250000, 112501, DMIN, 120, MSS, 30), 0);
-	CHECK_EQ(predict_policer_target(250000, 120000, DMIN, 120, MSS, 30), 0);
-	CHECK_EQ(predict_policer_target(600000, 100000, DMIN, 120, MSS, 30), 0);
-	CHECK_EQ(predict_policer_target(0, 100000, DMIN, 120, MSS, 30), 0);
-	CHECK_EQ(predict_policer_target(250000, 100000, 0, 120, MSS, 30), 0);
+	CHECK_EQ(predict_policer_target(250000, 105000, DMIN, 120, MSS, 30, 8), 26);
+	CHECK_EQ(predict_policer_target(250000, 112500, DMIN, 120, MSS, 30, 8), 26);
+	CHECK_EQ(predict_policer_target(250000, 112501, DMIN, 120, MSS, 30, 8), 0);
+	CHECK_EQ(predict_policer_target(250000, 120000, DMIN, 120, MSS, 30, 8), 0);
+	CHECK_EQ(predict_policer_target(600000, 100000, DMIN, 120, MSS, 30, 8), 0);
+	CHECK_EQ(predict_policer_target(0, 100000, DMIN, 120, MSS, 30, 8), 0);
+	CHECK_EQ(predict_policer_target(250000, 100000, 0, 120, MSS, 30, 8), 0);
+	CHECK_EQ(predict_policer_target(250000, 105000, DMIN, 120, MSS, 30, 4), 26);
+	CHECK_EQ(predict_policer_target(250000, 105000, DMIN, 120, MSS, 30, 3), 0);
+	CHECK_EQ(predict_policer_target(250000, 105000, DMIN, 120, MSS, 30, 1), 0);
 }
 
 TEST(application_limited_round_is_not_measured)

@@ -334,6 +334,7 @@ TEST(predict_keys)
 	CHECK_EQ(t.predict_tolerance, 100);
 	CHECK_EQ(t.predict_margin, 30);
 	CHECK_EQ(t.predict_pace, 1);
+	CHECK_EQ(t.predict_policer, 1);
 	CHECK_EQ(t.predict_cap, 1000);
 
 	CHECK(apply(w1, 1, &t, err, sizeof(err)) == 0, "%s", err);
