@@ -111,6 +111,8 @@
 #define PREDICT_RETREAT_FLOOR 10 /* packets: TCP's initial window (RFC 6928) */
 
 #define PREDICT_MIN_POINTS 5
+/* an ACK this many times closer than the train's mean gap joins the last point's bunch */
+#define PREDICT_BUNCH	   8
 /* a train must span this much of its round's bytes, per mille (see predict_judge()) */
 #define PREDICT_MIN_COVER  750
 #define PREDICT_HEAD	   8 /* the train's first points, kept to trim a leading burst */
@@ -446,6 +448,25 @@ static inline void predict_point(struct predict_state *s, const struct predict_p
 	if (x >= PREDICT_MAX_X || y >= PREDICT_MAX_Y) {
 		s->ended = 1;
 		return;
+	}
+	if (s->n >= 3 && (__u64)gap * PREDICT_BUNCH < s->last_x / (s->n - 1)) {
+		/*
+		 * A bunch: this ACK came within 1/PREDICT_BUNCH of the train's
+		 * mean gap after the last point, so both were handed to TCP
+		 * together (a batch of the receiver's ACKs, GRO, interrupt
+		 * moderation, the emulator's delay line), not spaced by the
+		 * bottleneck. It replaces the last point: one point per bunch,
+		 * at its last ACK, so the line runs through the bunches'
+		 * corners and neither the fit nor the mean depends on where in
+		 * a bunch the train starts or ends.
+		 */
+		__u64 lx = s->last_x, ly = s->last_y;
+
+		s->sx -= lx;
+		s->sy -= ly;
+		s->sxx -= lx * lx;
+		s->sxy -= lx * ly;
+		s->n--;
 	}
 	if (s->n < PREDICT_HEAD + 1) {
 		s->head_x[(s->n - 1) & (PREDICT_HEAD - 1)] = x;

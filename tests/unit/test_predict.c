@@ -278,6 +278,34 @@ TEST(short_train_is_not_believed)
  * 1500 bytes) is too short; the next round's 19 gaps (1140 us) are judged,
  * and pacing begins in that round, once its train is 1000 us long.
  */
+/*
+ * Bunched ACKs: 2,000,000 B/s delivered, but the ACKs reach TCP three at a
+ * time (2 us apart, a bunch every 1500 us), as a batch of the receiver's ACKs
+ * or the emulator's delay line hands them over. Each ACK closer than 1/8 of
+ * the mean gap replaces the last point: one point per bunch, at its last ACK.
+ * The first bunch (the ref point and 2 ACKs 2 us apart, no mean gap yet) is
+ * the leading burst, trimmed up to its last ACK (4 us, 2000 bytes); then 9
+ * corners 1500 us and 3000 bytes apart: exactly the rate, fit and mean agree.
+ */
+TEST(bunched_acks_are_one_point_each)
+{
+	struct feeder f;
+	__u32 g[29];
+
+	feeder_init(&f);
+	for (int i = 0; i < 29; i++)
+		g[i] = i % 3 == 2 ? 1496 : 2;
+	f.cwnd = 30;
+	round_of(&f, 30, g, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	CHECK_EQ(f.v.train_acks, 10);
+	CHECK_EQ(f.v.train_us, 13500);
+	CHECK_EQ(f.v.train_bytes, 27000);
+	CHECK_EQ(f.v.rate, 2000000);
+	CHECK_EQ(f.v.mean_rate, 2000000);
+	CHECK_EQ(f.v.target, 206);
+}
+
 TEST(a_short_round_then_a_long_one)
 {
 	struct feeder f;
@@ -676,6 +704,7 @@ int main(void)
 	RUN(bunched_tail_fails_the_tolerance);
 	RUN(short_train_is_not_believed);
 	RUN(a_short_round_then_a_long_one);
+	RUN(bunched_acks_are_one_point_each);
 	RUN(a_gap_ends_the_train);
 	RUN(a_bunch_is_not_a_train);
 	RUN(the_jump);
