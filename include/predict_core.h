@@ -31,6 +31,12 @@
  *       - each later ACK adds the point (us since the train's first point,
  *         bytes acked since it); a gap longer than both `gap_us` and four
  *         times the train's mean gap ends the train (the round's tail);
+ *       - an ACK that comes within 1/PREDICT_BUNCH of the train's mean gap
+ *         after the last point replaces it: ACKs handed to TCP in bunches
+ *         (a batch of the receiver's, GRO, interrupt moderation; on our VMs
+ *         3-7 at a time, 150-350 us apart, at 200 Mbit/s) give one point
+ *         per bunch, at its last ACK, and the line runs through the
+ *         bunches' corners;
  *       - at the round's end the rate is the least-squares slope of those
  *         points. It is accepted when the train has at least
  *         PREDICT_MIN_POINTS points, lasts `min_train_us`, and the slope
