@@ -150,7 +150,74 @@ static __noinline void predict_jump(struct sock *sk, struct predict_store *ps)
 	ps->jump_from = cwnd;
 	ps->jump_cwnd = jump;
 	ps->jump_delivered = tp->delivered;
+	ps->jump_seq = tp->snd_nxt;
 	tp->snd_cwnd = jump;
+}
+
+/*
+ * The jump's share check (predict_jump_shared()), on every ACK of the fill
+ * after a jump until it has judged: from the first ACK of a packet sent
+ * after the jump (snd_una past the jump's snd_nxt), the packets delivered
+ * (tp->delivered, SACKed ones included) over a window of share_w us. They
+ * left at the pacing rate of the ACK after the jump (Linux's 2 x cwnd /
+ * srtt, capped at the estimate: below it when srtt is above delay_min, as
+ * on r20_80_2 where comparing with the estimate ended 2 of 2 clean flows
+ * at 0.65 BDP), or faster as cwnd grew. When the jumped packets got less
+ * than PREDICT_SHARE_PERMILLE of that rate (or of the estimate, if lower),
+ * the estimate was the link's and the flow shares it: the target becomes
+ * the BDP of the rate it got (with the margin, at least the initial
+ * window), the pacing cap comes down to that rate, and the fill goes on to
+ * the new target, or ends at once (cwnd = ssthresh = target) when cwnd is
+ * past it. Returns 1 when it ended slow start.
+ */
+static __noinline int predict_share_check(struct sock *sk, const struct cubic_tunables *t)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct cubic_state *s = ca_state(sk);
+	struct predict_store *ps = predict_get(sk, 0);
+	__u32 now = (__u32)tp->tcp_mstamp, el, target, before;
+	__u64 got;
+
+	if (!ps || ps->share_done || !ps->jump_from)
+		return 0;
+	/* the rate the first jumped packets leave at: set by the jump's ACK */
+	if (!ps->share_pace)
+		ps->share_pace = sk->sk_pacing_rate;
+	if (!ps->share_t0) {
+		if ((__s32)(tp->snd_una - ps->jump_seq) > 0) {
+			ps->share_t0 = now ? now : 1;
+			ps->share_d0 = tp->delivered;
+			ps->share_w = predict_share_window(ps->jump_cwnd, ps->jump_from, tp->mss_cache,
+							   ps->st.v.rate,
+							   cubic_tun_predict_min_train_us(t),
+							   s->delay_min);
+		}
+		return 0;
+	}
+	el = now - ps->share_t0;
+	if (el < ps->share_w || !el)
+		return 0;
+	got = (__u64)(tp->delivered - ps->share_d0) * tp->mss_cache * 1000000ULL / el;
+	ps->share_rate = got;
+	ps->share_done = 1;
+	if (!predict_jump_shared(ps->st.v.rate < ps->share_pace ? ps->st.v.rate : ps->share_pace, got))
+		return 0;
+	target = predict_target_of(got, s->delay_min, tp->mss_cache, cubic_tun_predict_margin(t));
+	if (target < PREDICT_RETREAT_FLOOR)
+		target = PREDICT_RETREAT_FLOOR;
+	if (target >= tp->snd_ssthresh)
+		return 0;
+	ps->share_ssthresh = target;
+	if (cubic_tun_predict_cap(t))
+		predict_cap_rate(sk, ps, got * cubic_tun_predict_cap(t) / 1000);
+	before = tp->snd_ssthresh;
+	tp->snd_ssthresh = target;
+	if (tp->snd_cwnd < target)
+		return 0;
+	tp->snd_cwnd = target;
+	predict_done(sk, false);
+	predict_exit(sk, before);
+	return 1;
 }
 
 /*
@@ -223,6 +290,8 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 	if (ps->st.phase == PREDICT_PH_FILL) {
 		__u32 thresh = s->delay_min + hystart_delay_thresh(t, s->delay_min);
 
+		if (ps->jump_from && !ps->share_done && predict_share_check(sk, t))
+			return -1;
 		if (ps->jump_from && predict_jump_delayed(&ps->jump_n, &ps->jump_least, delay, thresh))
 			return predict_jump_queue(sk, thresh);
 		return CUBIC_HYSTART_DELAY;
@@ -450,4 +519,6 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 	e->predict_policer_rate = ps->pol_rate;
 	e->predict_policer_rtt_us = ps->pol_rtt_us;
 	e->predict_policer = ps->pol_ssthresh;
+	e->predict_share_rate = ps->share_rate;
+	e->predict_share = ps->share_ssthresh;
 }

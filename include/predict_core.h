@@ -631,6 +631,47 @@ static inline int predict_jump_delayed(__u8 *n, __u32 *least, __u32 rtt, __u32 t
 }
 
 /*
+ * The jump's share check (issue 20, a shared bottleneck). The estimate is
+ * the bottleneck's rate as an unpaced burst sees it: the round's packets
+ * reach the queue back to back, ahead of what other flows send meanwhile, so
+ * their ACKs come back at the link's rate whether the link is shared or not.
+ * The jumped window is paced at the estimate; with other flows sending into
+ * the same FIFO at a rate A, a paced stream at R leaves at R x R / (R + A)
+ * (A = R, a link the others keep full: half the estimate), and on a free
+ * link at R. So once the ACKs of packets sent after the jump come back, the
+ * delivery rate over a window of them says which: below
+ * PREDICT_SHARE_PERMILLE of the estimate, the estimate was the link's, not
+ * the share's, and the fill ends at the rate the flow got (its BDP, with the
+ * margin) instead of growing into the others' queue until a loss.
+ *
+ * The window: half the time the jumped packets take at the estimate
+ * ((jump - from) packets), at least min_train_us (a shorter one reads ACK
+ * bunches, not a rate), at most half of delay_min.
+ */
+#define PREDICT_SHARE_PERMILLE 750
+
+static inline __u32 predict_share_window(__u32 jump, __u32 from, __u32 mss, __u64 rate,
+					 __u32 min_train_us, __u32 delay_min)
+{
+	__u64 w;
+
+	if (!rate || jump <= from)
+		return min_train_us;
+	w = (__u64)(jump - from) * mss * 1000000ULL / rate / 2;
+	if (w > delay_min / 2)
+		w = delay_min / 2;
+	if (w < min_train_us)
+		w = min_train_us;
+	return (__u32)w;
+}
+
+/* Whether got (bytes/s, the jumped packets' delivery) is a share of est (the estimate). */
+static inline int predict_jump_shared(__u64 est, __u64 got)
+{
+	return est && got * 1000 < est * PREDICT_SHARE_PERMILLE;
+}
+
+/*
  * Careful Resume's Safe Retreat (RFC 9959, draft-ietf-tsvwg-careful-resume,
  * "Safe Retreat Phase"): a loss while the jumped window is unvalidated means
  * the estimate was wrong (a shared or policed bottleneck, a bunched train);

@@ -248,6 +248,16 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off,
 					", a queue in the jump: 8 RTTs in a row above %.2f ms",
 					ms(e->delay_thresh_us));
+	/* the jump's share check: the rate its packets got, and whether it was a share */
+	if (off < len && e->predict_share_rate)
+		off += (size_t)snprintf(buf + off, len - off, ", the jump got %.1f Mbit/s (%u%%)%s",
+					(double)e->predict_share_rate * 8 / 1e6,
+					e->predict_rate ? (unsigned)(e->predict_share_rate * 100 /
+								     e->predict_rate)
+							: 0,
+					e->predict_share ? ": a shared link" : "");
+	if (off < len && e->predict_share)
+		off += (size_t)snprintf(buf + off, len - off, ", target %u", e->predict_share);
 	if (off < len && e->predict_retreat)
 		off += (size_t)snprintf(buf + off, len - off,
 					", loss in the jump: retreat to %u (pipe %u)",

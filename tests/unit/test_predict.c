@@ -545,6 +545,27 @@ TEST(the_policer)
 	CHECK_EQ(predict_policer_target(250000, 105000, DMIN, 120, MSS, 30, 1), 0);
 }
 
+/*
+ * The jump's share check. Estimate 1,000,000 B/s, MSS 1000, delay_min
+ * 100 ms: a jump of 40 packets (from 10 to 50) takes 40 ms at the
+ * estimate, so the window is 20 ms; a jump of 1 packet is held to
+ * min_train_us, one of 400 to delay_min / 2. The jumped packets got half the
+ * estimate (a link the others keep full): a share; 3/4 of it or more: not.
+ */
+TEST(the_share_check)
+{
+	CHECK_EQ(predict_share_window(50, 10, MSS, 1000000, 1000, DMIN), 20000);
+	CHECK_EQ(predict_share_window(11, 10, MSS, 1000000, 1000, DMIN), 1000);
+	CHECK_EQ(predict_share_window(410, 10, MSS, 1000000, 1000, DMIN), 50000);
+	CHECK_EQ(predict_share_window(10, 10, MSS, 1000000, 1000, DMIN), 1000);
+	CHECK_EQ(predict_share_window(50, 10, MSS, 0, 1000, DMIN), 1000);
+	CHECK(predict_jump_shared(1000000, 500000), "half");
+	CHECK(predict_jump_shared(1000000, 749999), "just under 3/4");
+	CHECK(!predict_jump_shared(1000000, 750000), "3/4");
+	CHECK(!predict_jump_shared(1000000, 1100000), "above");
+	CHECK(!predict_jump_shared(0, 0), "no estimate");
+}
+
 TEST(application_limited_round_is_not_measured)
 {
 	struct feeder f;
@@ -712,6 +733,7 @@ int main(void)
 	RUN(the_jump_queue);
 	RUN(the_retreat);
 	RUN(the_policer);
+	RUN(the_share_check);
 	RUN(application_limited_round_is_not_measured);
 	RUN(paced_flow_is_never_measured);
 	RUN(past_the_target_exits_at_once);
