@@ -180,6 +180,16 @@ static __noinline int predict_share_check(struct sock *sk, const struct cubic_tu
 
 	if (!ps || ps->share_done || !ps->jump_from)
 		return 0;
+	/*
+	 * A jump that does not double cwnd sends no more than a round of slow
+	 * start would, and its few packets' ACKs are a window of bunches, not
+	 * a rate (s2011, 200 Mbit/s: a jump from 88 to 98 read 57 % of the
+	 * estimate on a free link). It is not checked.
+	 */
+	if (ps->jump_cwnd < 2 * ps->jump_from) {
+		ps->share_done = 1;
+		return 0;
+	}
 	/* the rate the first jumped packets leave at: set by the jump's ACK */
 	if (!ps->share_pace)
 		ps->share_pace = sk->sk_pacing_rate;
@@ -519,6 +529,7 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 	e->predict_policer_rate = ps->pol_rate;
 	e->predict_policer_rtt_us = ps->pol_rtt_us;
 	e->predict_policer = ps->pol_ssthresh;
+	e->predict_share_pace = ps->share_pace;
 	e->predict_share_rate = ps->share_rate;
 	e->predict_share = ps->share_ssthresh;
 }

@@ -347,6 +347,7 @@ struct cubic_info {
 	U32(predict_policer_rtt_us, PREDICT, 0) /* the RTT of the last packet delivered */         \
 	U32(predict_policer, PREDICT, 0)       /* its BDP: ssthresh (0: not a policer) */          \
 	/* the jump's share check: the rate the jumped packets got, and the target it set */     \
+	U64(predict_share_pace, PREDICT, 0)    /* bytes/s, the pacing rate they left at */         \
 	U64(predict_share_rate, PREDICT, 0)    /* bytes/s (0: not measured) */                     \
 	U32(predict_share, PREDICT, 0)         /* its BDP (0: the estimate stood) */               \
 	VIEW(predict_paced, FLAG, CUBIC_EV_PREDICT_PACED) /* PREDICT turned pacing on */          \

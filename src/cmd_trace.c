@@ -250,11 +250,10 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 					ms(e->delay_thresh_us));
 	/* the jump's share check: the rate its packets got, and whether it was a share */
 	if (off < len && e->predict_share_rate)
-		off += (size_t)snprintf(buf + off, len - off, ", the jump got %.1f Mbit/s (%u%%)%s",
+		off += (size_t)snprintf(buf + off, len - off,
+					", the jump got %.1f Mbit/s, sent at %.1f%s",
 					(double)e->predict_share_rate * 8 / 1e6,
-					e->predict_rate ? (unsigned)(e->predict_share_rate * 100 /
-								     e->predict_rate)
-							: 0,
+					(double)e->predict_share_pace * 8 / 1e6,
 					e->predict_share ? ": a shared link" : "");
 	if (off < len && e->predict_share)
 		off += (size_t)snprintf(buf + off, len - off, ", target %u", e->predict_share);
