@@ -500,7 +500,9 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 	if (!ps)
 		return;
 	/* the first slow start ends where PREDICT set ssthresh (emit_exit(): or unset) */
-	if (!ps->after && ps->set_us && x->ssthresh_before == ps->st.v.target)
+	if (!ps->after && ps->set_us &&
+	    (x->ssthresh_before == ps->st.v.target ||
+	     (ps->share_ssthresh && x->ssthresh_before == ps->share_ssthresh)))
 		e->flags |= CUBIC_EV_INITIAL;
 	e->flags |= CUBIC_EV_PREDICT_RAN;
 	if (ps->paced)
