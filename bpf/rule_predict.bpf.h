@@ -156,7 +156,7 @@ static __noinline void predict_jump(struct sock *sk, struct predict_store *ps)
 
 /*
  * The jump's share check (predict_jump_shared()), on every ACK of the fill
- * after a jump until it has judged: from the first ACK of a packet sent
+ * after a jump until it has judged (ps: the flow's, never NULL): from the first ACK of a packet sent
  * after the jump (snd_una past the jump's snd_nxt), the packets delivered
  * (tp->delivered, SACKed ones included) over a window of share_w us. They
  * left at the pacing rate of the ACK after the jump (Linux's 2 x cwnd /
@@ -170,16 +170,14 @@ static __noinline void predict_jump(struct sock *sk, struct predict_store *ps)
  * the new target, or ends at once (cwnd = ssthresh = target) when cwnd is
  * past it. Returns 1 when it ended slow start.
  */
-static __noinline int predict_share_check(struct sock *sk, const struct cubic_tunables *t)
+static __noinline int predict_share_check(struct sock *sk, struct predict_store *ps,
+					  const struct cubic_tunables *t)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
-	struct predict_store *ps = predict_get(sk, 0);
 	__u32 now = (__u32)tp->tcp_mstamp, el, target, before;
 	__u64 got;
 
-	if (!ps || ps->share_done || !ps->jump_from)
-		return 0;
 	/*
 	 * A jump that does not double cwnd sends no more than a round of slow
 	 * start would, and its few packets' ACKs are a window of bunches, not
@@ -300,7 +298,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 	if (ps->st.phase == PREDICT_PH_FILL) {
 		__u32 thresh = s->delay_min + hystart_delay_thresh(t, s->delay_min);
 
-		if (ps->jump_from && !ps->share_done && predict_share_check(sk, t))
+		if (ps->jump_from && !ps->share_done && predict_share_check(sk, ps, t))
 			return -1;
 		if (ps->jump_from && predict_jump_delayed(&ps->jump_n, &ps->jump_least, delay, thresh))
 			return predict_jump_queue(sk, thresh);

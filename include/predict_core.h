@@ -635,14 +635,16 @@ static inline int predict_jump_delayed(__u8 *n, __u32 *least, __u32 rtt, __u32 t
  * the bottleneck's rate as an unpaced burst sees it: the round's packets
  * reach the queue back to back, ahead of what other flows send meanwhile, so
  * their ACKs come back at the link's rate whether the link is shared or not.
- * The jumped window is paced at the estimate; with other flows sending into
- * the same FIFO at a rate A, a paced stream at R leaves at R x R / (R + A)
- * (A = R, a link the others keep full: half the estimate), and on a free
- * link at R. So once the ACKs of packets sent after the jump come back, the
- * delivery rate over a window of them says which: below
- * PREDICT_SHARE_PERMILLE of the estimate, the estimate was the link's, not
- * the share's, and the fill ends at the rate the flow got (its BDP, with the
- * margin) instead of growing into the others' queue until a loss.
+ * The jumped window is paced, at a rate p up to the estimate R; with other
+ * flows sending into the same FIFO at a rate A, a paced stream leaves the
+ * bottleneck at p x R / (p + A) when p + A is above R (p = A = R, a link the
+ * others keep full: half its sending rate), and on a free link at p. So once
+ * the ACKs of packets sent after the jump come back, the delivery rate over
+ * a window of them says which: below PREDICT_SHARE_PERMILLE of the rate they
+ * were sent at (est, the glue's: the pacing rate, at most the estimate), the
+ * estimate was the link's, not the share's, and the fill ends at the rate
+ * the flow got (its BDP, with the margin) instead of growing into the
+ * others' queue until a loss.
  *
  * The window: half the time the jumped packets take at the estimate
  * ((jump - from) packets), at least min_train_us (a shorter one reads ACK
@@ -665,7 +667,7 @@ static inline __u32 predict_share_window(__u32 jump, __u32 from, __u32 mss, __u6
 	return (__u32)w;
 }
 
-/* Whether got (bytes/s, the jumped packets' delivery) is a share of est (the estimate). */
+/* Whether got (bytes/s, the jumped packets' delivery) is a share of est (their sending rate). */
 static inline int predict_jump_shared(__u64 est, __u64 got)
 {
 	return est && got * 1000 < est * PREDICT_SHARE_PERMILLE;

@@ -251,7 +251,7 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 	/* the jump's share check: the rate its packets got, and whether it was a share */
 	if (off < len && e->predict_share_rate)
 		off += (size_t)snprintf(buf + off, len - off,
-					", the jump got %.1f Mbit/s, sent at %.1f%s",
+					", the jump got %.1f Mbit/s, sent at %.1f Mbit/s%s",
 					(double)e->predict_share_rate * 8 / 1e6,
 					(double)e->predict_share_pace * 8 / 1e6,
 					e->predict_share ? ": a shared link" : "");
