@@ -589,7 +589,8 @@ next:
  * the target: the tunable's limit, Careful Resume's "at most half"), below
  * half of ssthresh (the target) so that Linux paces it at its slow-start
  * ratio (tcp_update_pacing_rate(): 2 x cwnd / srtt below ssthresh / 2, which
- * is about the estimated rate there; the fill's cap holds it at the
+ * is the estimated rate there when srtt is delay_min and less once srtt has
+ * grown: 0.6 x on 50 Mbit/s x 40 ms; the fill's cap holds it at most at the
  * estimate), and within the socket's clamp. 0: no jump (nothing above cwnd).
  */
 static inline __u32 predict_jump_cwnd(__u32 jump, __u32 target, __u32 cwnd, __u32 clamp)
