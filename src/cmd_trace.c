@@ -30,6 +30,7 @@ struct trace {
 	int addr_family;     /* 0: any */
 	unsigned char addr[16];
 	long long shown, filtered;
+	long long foreign; /* records of another build's layout: skipped */
 	long long mono_to_real_ns;
 	struct json *j;
 	bool header_done;
@@ -488,9 +489,19 @@ static int on_event(void *ctx, void *data, size_t size)
 			print_verdict_json(tr, v);
 		else
 			print_verdict_text(tr, v);
+	} else if (size != sizeof(*e)) {
+		/*
+		 * Another build's record (the instance was loaded, or its open
+		 * flows began, under another cubicctl): its fields are not where
+		 * this one's are. Skipped, and said once.
+		 */
+		if (!tr->foreign++)
+			note("%s wrote a record of another bpf_cubic build (%zu bytes; this cubicctl "
+			     "reads %zu): skipped; 'cubicctl upgrade --name %s' gives new flows this "
+			     "build",
+			     tr->name, size, sizeof(*e), tr->name);
+		return 0;
 	} else {
-		if (size < sizeof(*e))
-			return 0;
 		if (!keep(tr, e->family, e->saddr, e->sport, e->daddr, e->dport)) {
 			tr->filtered++;
 			return 0;
@@ -615,11 +626,15 @@ int cmd_trace(int argc, char **argv)
 	if (unloaded)
 		note("%s was unloaded; stopping", tr.name);
 	{
-		char extra[48] = "";
+		char extra[96] = "";
 		unsigned long long dropped = c1.c[CUBIC_CNT_EVENT_DROPS] - c0.c[CUBIC_CNT_EVENT_DROPS];
+		int n = 0;
 
 		if (tr.filtered)
-			snprintf(extra, sizeof(extra), ", %lld filtered out", tr.filtered);
+			n = snprintf(extra, sizeof(extra), ", %lld filtered out", tr.filtered);
+		if (tr.foreign && n >= 0 && (size_t)n < sizeof(extra))
+			snprintf(extra + n, sizeof(extra) - n, ", %lld of another build skipped",
+				 tr.foreign);
 		note("%lld records shown, %llu dropped%s%s", tr.shown, dropped,
 		     dropped ? " (ring full)" : "", extra);
 	}
