@@ -57,6 +57,7 @@ def test_verdicts():
     fl += [flow("pol", "same", real="police=20mbit:100kb", retx=r, drops=r + 10) for r in (110, 120)]
     fl += [flow("pol", "more", real="police=20mbit:100kb", retx=r, drops=r + 10) for r in (130, 140)]
     fl += [flow("pol", "early", real="police=20mbit:100kb", retx=0, drops=0, bdp=b) for b in (0.5, 1.0)]
+    fl += [dict(flow("pol", "unmeasured", real="police=20mbit:100kb"), ss_retrans=None)]
     # a class without the kernel's cubic has no row
     fl += [flow("agg", "same", real="agg=4ms", retx=5)]
     md = analyze.realpath_md(fl)
@@ -65,6 +66,8 @@ def test_verdicts():
     check("135 retx against 105: worse", (row(md, "policer", "more") or [""] * 8)[7] == "**worse**")
     check("an exit below 0.8 BDP: worse", (row(md, "policer", "early") or [""] * 8)[7] == "**worse**")
     check("exits below counted", (row(md, "policer", "early") or [""] * 8)[6] == "1")
+    check("no retransmission figure: not no worse",
+          (row(md, "policer", "unmeasured") or [""] * 8)[7] == "**worse**")
     check("no reference, no row", row(md, "ACK aggregation", "same") is None)
     check("nothing real, no table", analyze.realpath_md([flow("r", "cubic")]) == "")
 

@@ -1095,22 +1095,24 @@ def realpath_md(flows):
         c = real_class(x)
         if c:
             by[c].setdefault(x["algorithm"], []).append(x)
+    def fig(fl):
+        rt = [x["ss_retrans"] for x in fl if x.get("ss_retrans") is not None]
+        dr = [x["tbf_drops"] for x in fl if x.get("tbf_drops") is not None]
+        return (med(rt) if rt else None, med(dr) if dr else None, sum(1 for x in fl if below(x)))
+
+    def ok(v, w):
+        # a figure the rule lacks where HyStart has one is not "no worse"
+        return w is None or (v is not None and v <= max(w * 1.1, w + 2))
+
     rows = []
     for c, algos in by.items():
         ref = algos.get(REAL_REF)
-        if not algos or not ref:
+        if not ref:
             continue
         scen = sorted({x["scenario"] for fl in algos.values() for x in fl})
-
-        def fig(fl):
-            rt = [x["ss_retrans"] for x in fl if x.get("ss_retrans") is not None]
-            dr = [x["tbf_drops"] for x in fl if x.get("tbf_drops") is not None]
-            return (med(rt) if rt else None, med(dr) if dr else None, sum(1 for x in fl if below(x)))
-
         rr, rd, rb = fig(ref)
         for aid, fl in algos.items():
             mr, md, nb = fig(fl)
-            ok = lambda v, w: v is None or w is None or v <= max(w * 1.1, w + 2)
             word = "-" if aid == REAL_REF else ("no worse" if ok(mr, rr) and ok(md, rd) and nb <= rb
                                                else "**worse**")
             rows.append(f"| {c} | {', '.join(scen)} | {aid} | {len(fl)} | {fmt(mr)} | {fmt(md)} | "
