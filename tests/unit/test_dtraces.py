@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of tools/difftest/difftest's timing races (timing_race()): which
+first differences are re-run before they are called a DIFF. The steps are the
+ones a CI-like run printed (stop 30: rack_reorder_timeout, rto_in_slow_start,
+rwnd_shrinks_in_ca), and each race's near misses, which must stay DIFFs.
+Ends with "dtraces: N passed, N failed"; exit 1 if any failed. Standard
+library only, no root, no kernel."""
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+sys.dont_write_bytecode = True
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+_path = os.path.join(REPO, "tools", "difftest", "difftest")
+_loader = importlib.machinery.SourceFileLoader("difftest", _path)
+_spec = importlib.util.spec_from_loader("difftest", _loader)
+dt = importlib.util.module_from_spec(_spec)
+_loader.exec_module(dt)
+
+passed = failed = 0
+
+
+def check(what, cond):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL: {what}")
+
+
+class Sc:
+    tol = {}
+
+
+SC = Sc()
+INF = dt.INFINITE_SSTHRESH
+
+
+def step(ev, cwnd, ssthresh, t, tx, ca_state=0, unacked=0, sacked=0, lost=0, retrans=0,
+         total_retrans=0, pacing_rate=1000000, **kw):
+    s = {k: 0 for k in dt.EXACT}
+    s.update(ev=ev, cwnd=cwnd, ssthresh=ssthresh, t=t, tx=tx, ca_state=ca_state,
+             unacked=unacked, sacked=sacked, lost=lost, retrans=retrans,
+             total_retrans=total_retrans, data_segs_out=unacked, pacing_rate=pacing_rate,
+             delivery_rate=0)
+    s.update(kw)
+    return s
+
+
+def first(ref, cand):
+    d = dt.compare(ref, cand, SC)
+    return d[0] if d else None
+
+
+# rack_reorder_timeout (fast differs at step 40 of 42): the reordering timer
+# seen at tick 37 in one run and 39 in the other, the same retransmission
+rack_pre = [step("ack 37", 47, INF, 33, [], unacked=3),
+            step("ack 38 sack 39-40", 48, INF, 33, [], ca_state=1, unacked=2, sacked=1)]
+ref = rack_pre + [step("timer", 1, 33, 39, [[38, 1, 2]], ca_state=3, unacked=2, sacked=1, lost=1,
+                       retrans=1, total_retrans=1)]
+cand = rack_pre + [step("timer", 1, 33, 37, [[38, 1, 2]], ca_state=3, unacked=2, sacked=1, lost=1,
+                        retrans=1, total_retrans=1)]
+i = first(ref, cand)
+check("rack_reorder_timeout: the difference is at the timer step", i == 2)
+check("rack_reorder_timeout: a kernel timer seen at another tick",
+      dt.timing_race(ref, cand, i, SC) == "a kernel timer seen at another tick")
+# one tick apart is no difference at all
+cand1 = rack_pre + [dict(cand[2], t=38)]
+check("a timer one tick apart is equal", first(ref, cand1) is None)
+# the same timer, but its window differs too: a DIFF
+cand2 = rack_pre + [dict(cand[2], ssthresh=34)]
+check("a timer step whose ssthresh differs is not a race",
+      dt.timing_race(ref, cand2, first(ref, cand2), SC) is None)
+# the timer sent something else: a DIFF
+cand3 = rack_pre + [dict(cand[2], tx=[[38, 2, 2]])]
+check("a timer step that sent other segments is not a race",
+      dt.timing_race(ref, cand3, first(ref, cand3), SC) is None)
+# an ACK step at another tick is never this race
+ref4 = rack_pre + [step("ack 39", 48, INF, 34, [])]
+cand4 = rack_pre + [step("ack 39", 48, INF, 36, [])]
+check("an ACK step at another tick is not a timer race",
+      dt.timing_race(ref4, cand4, first(ref4, cand4), SC) is None)
+
+# rto_in_slow_start (exact and fast differ at step 32): the backed-off RTO at
+# tick 115 in the kernel cubic's run, 113 in theirs
+rto_pre = [step("ack 30", 40, INF, 24, [[68, 2, 1]], unacked=40),
+           step("timer", 40, INF, 50, [[70, 1, 1]], unacked=41)]
+ref = rto_pre + [step("timer", 1, 28, 115, [[30, 1, 2]], ca_state=4, unacked=41, lost=41, retrans=1,
+                      total_retrans=1)]
+cand = rto_pre + [step("timer", 1, 28, 113, [[30, 1, 2]], ca_state=4, unacked=41, lost=41, retrans=1,
+                       total_retrans=1)]
+check("rto_in_slow_start: a kernel timer seen at another tick",
+      dt.timing_race(ref, cand, first(ref, cand), SC) == "a kernel timer seen at another tick")
+
+# rwnd_shrinks_in_ca (exact and fast differ at step 4025): the first ACK of
+# tick 880 grew cwnd 75 -> 76 in theirs, an ACK later in the kernel cubic's
+ca_pre = [step("ack 4021", 75, 49, 879, [[4095, 1, 1]], unacked=75, total_retrans=1),
+          step("ack 4022", 75, 49, 879, [[4096, 1, 1]], unacked=75, total_retrans=1)]
+ref = ca_pre + [step("ack 4023", 75, 49, 880, [[4097, 1, 1]], unacked=75, total_retrans=1)]
+cand = ca_pre + [step("ack 4023", 76, 49, 880, [[4097, 2, 1]], unacked=76, total_retrans=1)]
+i = first(ref, cand)
+check("rwnd_shrinks_in_ca: the difference is at the tick's first ACK", i == 2)
+check("rwnd_shrinks_in_ca: a congestion-avoidance increase one ACK apart",
+      dt.timing_race(ref, cand, i, SC) == "a congestion-avoidance increase one ACK apart")
+# two packets apart: a DIFF
+cand5 = ca_pre + [dict(cand[2], cwnd=77, unacked=77, data_segs_out=77)]
+check("cwnd 2 apart in congestion avoidance is not a race",
+      dt.timing_race(ref, cand5, first(ref, cand5), SC) is None)
+# ssthresh differs: a DIFF
+cand6 = ca_pre + [dict(cand[2], ssthresh=50)]
+check("a different ssthresh is not a race", dt.timing_race(ref, cand6, first(ref, cand6), SC) is None)
+# in slow start (ssthresh unset) a cwnd 1 apart is a DIFF, unless HyStart's own race
+ss_pre = [step("ack 10", 20, INF, 10, [[30, 2, 1]], unacked=20),
+          step("ack 11", 21, INF, 10, [[32, 2, 1]], unacked=21)]
+ref7 = ss_pre + [step("ack 12", 22, INF, 10, [[34, 2, 1]], unacked=22)]
+cand7 = ss_pre + [step("ack 12", 23, INF, 10, [[34, 3, 1]], unacked=23)]
+check("slow start's cwnd 1 apart is not a race",
+      dt.timing_race(ref7, cand7, first(ref7, cand7), SC) is None)
+# in recovery: a DIFF
+rec_pre = [dict(s, ca_state=3) for s in ca_pre]
+ref8 = rec_pre + [dict(ref[2], ca_state=3)]
+cand8 = rec_pre + [dict(cand[2], ca_state=3)]
+check("recovery's cwnd 1 apart is not a race",
+      dt.timing_race(ref8, cand8, first(ref8, cand8), SC) is None)
+# below ssthresh the step before (slow start after a loss): a DIFF
+low_pre = [dict(s, cwnd=40, unacked=40) for s in ca_pre]
+ref9 = low_pre + [dict(ref[2], cwnd=41)]
+cand9 = low_pre + [dict(cand[2], cwnd=42)]
+check("slow start below ssthresh is not a race",
+      dt.timing_race(ref9, cand9, first(ref9, cand9), SC) is None)
+
+print(f"dtraces: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
