@@ -30,8 +30,11 @@
  * the round after it (the recovery's, SACKs included: both datapaths see
  * them) are still measured.
  *
- * A later exit while measuring (a slow start after an idle restart) starts
- * over (verdict_start()); the earlier exit then has no verdict. A .ssthresh
+ * A later exit while measuring (HyStart's in the slow start below ssthresh
+ * that a recovery left, a slow start after an RTO or an idle restart) first
+ * ends the earlier exit's measurement and writes its verdict (end congestion
+ * if its event was seen, else next_exit: a bound), then starts its own: every
+ * exit that ends slow start gets one verdict. A .ssthresh
  * the kernel skipped (docs/IMPOSSIBLE_WINDOWS.md; the guard redoes it) is not
  * seen as the congestion event: that measurement ends later, as a bound.
  */
@@ -55,6 +58,8 @@ static __always_inline void verdict_params_now(struct verdict_params *p)
 	p->premature_pm = cubic_tun_premature_ratio(get_tunables());
 }
 
+static __noinline void verdict_emit(struct sock *sk, struct verdict_store *vs);
+
 /*
  * A record (emit_exit(), before it is written): the flow's id for it, 0
  * without storage; at an exit that ends slow start the measurement starts.
@@ -70,8 +75,13 @@ static __always_inline __u64 verdict_begin(struct sock *sk, __u32 flags, __u64 t
 		return 0;
 	if (!vs->flow_id)
 		vs->flow_id = __sync_fetch_and_add(&verdict_next_id, 1) + 1;
+	if (!(flags & CUBIC_EV_ENDS_SLOW_START))
+		return vs->flow_id;
+	/* an earlier exit still measured: its verdict first, with what it measured */
+	if (verdict_on_next_exit(&vs->v))
+		verdict_emit(sk, vs);
 	/* verdict=0: the exit keeps its flow id, the flow is not measured */
-	if (!(flags & CUBIC_EV_ENDS_SLOW_START) || !cubic_tun_verdict(get_tunables()))
+	if (!cubic_tun_verdict(get_tunables()))
 		return vs->flow_id;
 	/* the kernel's windowed minimum (tcp_min_rtt()), else HyStart's */
 	min_rtt = tp->rtt_min.s[0].v;

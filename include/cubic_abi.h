@@ -168,7 +168,7 @@ enum cubic_counter {
 	X(UNKNOWN, "unknown") X(PREMATURE, "premature") X(OK, "ok") X(OVERSHOOT, "overshoot")
 #define CUBIC_VERDICT_ENDS(X)                                                                      \
 	X(NONE, "none") X(CONGESTION, "congestion") X(APP_LIMITED, "app_limited")                 \
-	X(TIMEOUT, "timeout") X(CLOSED, "closed")
+	X(TIMEOUT, "timeout") X(CLOSED, "closed") X(NEXT_EXIT, "next_exit")
 enum {
 #define CUBIC_X_N(ID, name) +1
 	CUBIC_VERDICT_WORD_COUNT = 0 CUBIC_VERDICT_WORDS(CUBIC_X_N),
@@ -183,7 +183,8 @@ _Static_assert(VERDICT_UNKNOWN == 0 && VERDICT_PREMATURE == 1 && VERDICT_OK == 2
 	       "CUBIC_VERDICT_WORDS and the verdict counters follow enum verdict_word");
 _Static_assert(VERDICT_END_NONE == 0 && VERDICT_END_CONGESTION == 1 &&
 		       VERDICT_END_APP_LIMITED == 2 && VERDICT_END_TIMEOUT == 3 &&
-		       VERDICT_END_CLOSED == 4 && CUBIC_VERDICT_END_COUNT == 5,
+		       VERDICT_END_CLOSED == 4 && VERDICT_END_NEXT_EXIT == 5 &&
+		       CUBIC_VERDICT_END_COUNT == 6,
 	       "CUBIC_VERDICT_ENDS follows enum verdict_end");
 
 /*

@@ -103,6 +103,7 @@ enum verdict_end {
 	VERDICT_END_APP_LIMITED = 2,
 	VERDICT_END_TIMEOUT = 3,
 	VERDICT_END_CLOSED = 4,
+	VERDICT_END_NEXT_EXIT = 5, /* another exit of the flow came first (it is measured next) */
 };
 
 enum verdict_word {
@@ -167,7 +168,8 @@ static inline void verdict_params_default(struct verdict_params *p)
 }
 
 /*
- * Slow start ended: the measurement starts (a later exit restarts it).
+ * Slow start ended: the measurement starts (a later exit while it runs ends
+ * it first: verdict_on_next_exit()).
  * min_rtt_us: the flow's smallest RTT so far (the kernel's tcp_min_rtt(), or
  * HyStart's delay_min), 0 if none. It must come from before the exit: an exit
  * above the pipe leaves a standing queue, and every RTT sample after it
@@ -292,6 +294,21 @@ static inline int verdict_on_close(struct verdict_state *s)
 	if (s->phase != VERDICT_MEASURING)
 		return 0;
 	verdict_stop(s, s->congested ? VERDICT_END_CONGESTION : VERDICT_END_CLOSED);
+	return 1;
+}
+
+/*
+ * Another exit of the flow while measuring (a HyStart exit in the slow start
+ * below ssthresh that a recovery left, a slow start after an RTO or an idle
+ * restart): this exit's measurement ends here, so that its verdict is written
+ * before the later exit's measurement starts. After its congestion event that
+ * is still the end; before it, what was measured is a bound.
+ */
+static inline int verdict_on_next_exit(struct verdict_state *s)
+{
+	if (s->phase != VERDICT_MEASURING)
+		return 0;
+	verdict_stop(s, s->congested ? VERDICT_END_CONGESTION : VERDICT_END_NEXT_EXIT);
 	return 1;
 }
 

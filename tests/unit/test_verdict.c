@@ -492,6 +492,46 @@ TEST(cutoffs_give_a_bound)
 	CHECK_EQ(verdict_on_close(&f.s), 0);
 }
 
+/*
+ * A second exit of the flow while the first is measured (the CI-like run of
+ * stop 30: a loss exit at cwnd 298 on a 83-packet pipe, then HyStart's delay
+ * exit at 183 in the slow start below ssthresh that the recovery left, 46 ms
+ * later): the first exit's measurement ends there, with its congestion event
+ * (a loss exit's is the exit) as its end; before any event it is a bound
+ * (next_exit). Not measuring, there is nothing to end.
+ */
+TEST(a_later_exit_ends_the_earlier_measurement)
+{
+	struct flow f;
+
+	/* the loss exit: its event is known, the round after it is being measured */
+	start(&f, 298, 1);
+	CHECK_EQ(congest(&f, 298, 298), 0);
+	CHECK_EQ(drain(&f, 83, 40), 0);
+	CHECK_EQ(verdict_on_next_exit(&f.s), 1);
+	CHECK_EQ(f.s.phase, VERDICT_DONE);
+	CHECK_EQ(f.s.end, VERDICT_END_CONGESTION);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_OVERSHOOT);
+	CHECK_EQ(verdict_on_next_exit(&f.s), 0);
+
+	/*
+	 * an exit at 100, a round at 300 measured, then another exit: bdp_est 300
+	 * is only a bound (the flow's own window), which still proves 100 premature
+	 */
+	start(&f, 100, 0);
+	CHECK_EQ(round_of(&f, 300, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(verdict_on_next_exit(&f.s), 1);
+	CHECK_EQ(f.s.end, VERDICT_END_NEXT_EXIT);
+	CHECK_EQ(f.s.cong_cwnd, 0);
+	CHECK(f.s.end != VERDICT_END_CONGESTION, "a bound");
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_PREMATURE);
+
+	/* not measuring (idle, or its verdict already written): nothing */
+	memset(&f.s, 0, sizeof(f.s));
+	CHECK_EQ(verdict_on_next_exit(&f.s), 0);
+	CHECK_EQ(f.s.end, VERDICT_END_NONE);
+}
+
 /* Rounding: bdp_est and the ratio round to nearest, never truncate toward 0. */
 TEST(rounding)
 {
@@ -522,6 +562,7 @@ int main(void)
 	RUN(rate_step_keeps_the_max);
 	RUN(rtt_step_keeps_the_min);
 	RUN(cutoffs_give_a_bound);
+	RUN(a_later_exit_ends_the_earlier_measurement);
 	RUN(rounding);
 	return unit_done("verdict");
 }

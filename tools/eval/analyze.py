@@ -272,8 +272,10 @@ def flow(a):
             if k.startswith(("search_", "predict_")):
                 rec["bpf_" + k] = e[k]
         rec["bpf_exit_record"] = e
-        # the verdict on that exit (joined by flow_id; issue 21), if the trace had it
-        v = next((x for x in verdicts if x.get("flow_id") == e.get("flow_id")), None)
+        # the verdict on that exit (joined by flow_id and exit time; issue 21: a
+        # flow that exits again has a verdict for each exit), if the trace had it
+        v = next((x for x in verdicts if x.get("flow_id") == e.get("flow_id")
+                  and x.get("exit_time") == e.get("time")), None)
         if v:
             for k in ("verdict", "exit_ratio", "bound", "bdp_est", "min_rtt_us", "cong_cwnd", "end"):
                 rec["verdict_" + k] = v.get(k)
