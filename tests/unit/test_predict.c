@@ -452,6 +452,19 @@ TEST(the_jump)
 	CHECK_EQ(f.s.failed, 0);
 	CHECK_EQ(f.s.short_rounds, 1);
 	CHECK_EQ(f.s.phase, PREDICT_PH_MEASURE);
+	/*
+	 * and the next round begins on the next ACK, HyStart's round, with what
+	 * the last byte's ACK released in it; begun on that ACK it would have
+	 * left that out and spanned two flights an RTT apart
+	 */
+	CHECK_EQ(f.s.started, 0);
+	CHECK_EQ(f.s.rounds, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_NONE);
+	CHECK_EQ(f.s.started, 1);
+	CHECK_EQ(f.s.rounds, 2);
+	CHECK_EQ(f.s.round_start, f.una - MSS);
+	CHECK_EQ(f.s.round_end, f.nxt);
+	CHECK_EQ(f.s.short_rounds, 1);
 	/* jump 0 (the default): none */
 	feeder_init(&f);
 	uniform(g, 9, 1000);
