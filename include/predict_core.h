@@ -320,19 +320,34 @@ static inline __u32 predict_burst(const struct predict_state *s)
 }
 
 /*
+ * Where the train starts once a leading burst is trimmed: points 0 .. drop - 1
+ * go and point `drop` (x0, y0) starts it ((0, 0) when nothing is trimmed).
+ * Returns drop. predict_train_long() and predict_judge() trim the same points.
+ */
+static inline __u32 predict_train_start(const struct predict_state *s, __u32 *x0, __u32 *y0)
+{
+	__u32 drop = predict_burst(s);
+
+	*x0 = *y0 = 0;
+	if (drop) {
+		*x0 = s->head_x[(drop - 1) & (PREDICT_HEAD - 1)];
+		*y0 = s->head_y[(drop - 1) & (PREDICT_HEAD - 1)];
+	}
+	return drop;
+}
+
+/*
  * The train so far is long enough to be judged: at least PREDICT_MIN_POINTS
- * points and min_train_us once a leading burst is trimmed (predict_judge()
- * trims the same points). Cheap until the untrimmed train is that long.
+ * points and min_train_us once a leading burst is trimmed. Cheap until the
+ * untrimmed train is that long.
  */
 static inline int predict_train_long(const struct predict_state *s, const struct predict_params *p)
 {
-	__u32 drop, x0 = 0;
+	__u32 drop, x0, y0;
 
 	if (!s->ref_set || s->n < PREDICT_MIN_POINTS || s->last_x < p->min_train_us)
 		return 0;
-	drop = predict_burst(s);
-	if (drop)
-		x0 = s->head_x[(drop - 1) & (PREDICT_HEAD - 1)];
+	drop = predict_train_start(s, &x0, &y0);
 	return s->n - drop >= PREDICT_MIN_POINTS && s->last_x - x0 >= p->min_train_us;
 }
 
@@ -340,7 +355,7 @@ static inline int predict_judge(const struct predict_state *s, const struct pred
 				struct predict_verdict *v)
 {
 	__u64 rate, mean, diff, sx = s->sx, sy = s->sy, sxx = s->sxx, sxy = s->sxy;
-	__u32 drop, x0 = 0, y0 = 0, n = s->n;
+	__u32 drop, x0, y0, n = s->n;
 
 	v->train_acks = s->n;
 	v->train_us = s->last_x;
@@ -354,7 +369,7 @@ static inline int predict_judge(const struct predict_state *s, const struct pred
 	 * are head[0 .. drop - 2]; point `drop` (head[drop - 1]) stays in the
 	 * fit, and the mean rate is taken from it.
 	 */
-	drop = predict_burst(s);
+	drop = predict_train_start(s, &x0, &y0);
 	for (__u32 i = 0; i < PREDICT_HEAD; i++) {
 		__u64 x, y;
 
@@ -366,10 +381,6 @@ static inline int predict_judge(const struct predict_state *s, const struct pred
 		sy -= y;
 		sxx -= x * x;
 		sxy -= x * y;
-	}
-	if (drop) {
-		x0 = s->head_x[(drop - 1) & (PREDICT_HEAD - 1)];
-		y0 = s->head_y[(drop - 1) & (PREDICT_HEAD - 1)];
 	}
 	n -= drop;
 	v->train_acks = n;
