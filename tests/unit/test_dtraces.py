@@ -12,23 +12,14 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pyunit import REPO, check, done  # noqa: E402
 _path = os.path.join(REPO, "tools", "difftest", "difftest")
 _loader = importlib.machinery.SourceFileLoader("difftest", _path)
 _spec = importlib.util.spec_from_loader("difftest", _loader)
 dt = importlib.util.module_from_spec(_spec)
 _loader.exec_module(dt)
 
-passed = failed = 0
-
-
-def check(what, cond):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}")
 
 
 class Sc:
@@ -132,5 +123,4 @@ cand9 = low_pre + [dict(cand[2], cwnd=42)]
 check("slow start below ssthresh is not a race",
       dt.timing_race(ref9, cand9, first(ref9, cand9), SC) is None)
 
-print(f"dtraces: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+done("dtraces")

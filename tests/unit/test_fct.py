@@ -5,33 +5,15 @@ the physical limit, a transfer's record, the summary's medians and ratios, the
 SUSS table. Expected values worked out by hand in the comments. Ends with
 "fct: N passed, N failed" (tests/run.sh unit counts that line); exit 1 if any
 failed. Standard library only, no root."""
-import math
 import os
 import sys
 
 sys.dont_write_bytecode = True
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pyunit import REPO, check, eq, close, done  # noqa: E402
 sys.path.insert(0, os.path.join(REPO, "tools", "lib"))
 from cubictools import fct  # noqa: E402
 
-passed = failed = 0
-
-
-def check(what, cond):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}")
-
-
-def eq(what, got, want):
-    check(f"{what}: got {got!r}, want {want!r}", got == want)
-
-
-def close(what, got, want, tol=1e-9):
-    check(f"{what}: got {got!r}, want {want!r}", got is not None and math.isclose(got, want, rel_tol=tol))
 
 
 def test_sizes():
@@ -133,5 +115,4 @@ def test_policer():
 
 for t in (test_sizes, test_limit, test_record, test_summary, test_policer):
     t()
-print(f"fct: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+done("fct")

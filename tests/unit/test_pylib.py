@@ -8,35 +8,17 @@ any failed. Standard library only, no root."""
 import contextlib
 import io
 import json
-import math
 import os
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pyunit import REPO, check, eq, close, done  # noqa: E402
 sys.path.insert(0, os.path.join(REPO, "tools", "lib"))
 from cubictools import __main__ as cli  # noqa: E402
 from cubictools import parse, path, report, stats, vocab, windows  # noqa: E402
 
-passed = failed = 0
-
-
-def check(what, cond):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}")
-
-
-def eq(what, got, want):
-    check(f"{what}: got {got!r}, want {want!r}", got == want)
-
-
-def close(what, got, want):
-    check(f"{what}: got {got!r}, want {want!r}", got is not None and math.isclose(got, want, rel_tol=1e-12))
 
 
 def raises(what, exc, fn, *args):
@@ -311,5 +293,4 @@ def test_vocab():
 for t in (test_parse_quantities, test_path, test_iperf_probe_bpftool, test_stats, test_report, test_windows,
           test_vocab):
     t()
-print(f"pylib: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+done("pylib")

@@ -9,21 +9,12 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pyunit import REPO, check, done  # noqa: E402
 sys.path.insert(0, os.path.join(REPO, "tools", "lib"))
 sys.path.insert(0, os.path.join(REPO, "tools", "eval"))
 import analyze  # noqa: E402
 
-passed = failed = 0
-
-
-def check(what, cond):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}")
 
 
 def flow(scen, algo, real=None, jitter=None, retx=0, drops=0, bdp=1.0):
@@ -74,5 +65,4 @@ def test_verdicts():
 
 for t in (test_classes, test_verdicts):
     t()
-print(f"realpath: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+done("realpath")
