@@ -37,7 +37,9 @@ TICK = 4000          # us, HZ=250
 SLOT0 = 500          # first usable offset in a tick
 SLOTW = 500          # lattice
 NSLOT = 6            # offsets 500 .. 3000
-LATE_US = 300        # an action starting later than this is a slip
+# an action starting later than this is a slip (DIFFTEST_LATE_US=0: every
+# late step is one; difftest.bats uses it to make a reference slip)
+LATE_US = int(os.environ.get("DIFFTEST_LATE_US", "300"))
 # set by tools/difftest/guest.sh: in a qemu guest whose clock counts instructions
 GUEST = os.environ.get("DIFFTEST_IN_GUEST") == "1"
 
