@@ -64,7 +64,7 @@ capflow() {
 # backstop during the fill, sees an RTT more over the minimum than the
 # path's queue can make at that cwnd: max(0, cwnd - BDP) packets of 240 us,
 # plus 1 ms (one CI run: 5.1 ms over at cwnd 88 on this 84-packet pipe, the
-# fill 5.4 ms longer than the idle machine's 41-43 ms in 36 flows). A
+# fill 5.4 ms longer than the 41-43 ms of 24 flows here, idle or busy). A
 # backstop exit on a rise the path could make is not the host's.
 host_decided() {
 	local what=$1 rec=$2
