@@ -25,7 +25,7 @@ def eq(what, got, want):
     check(f"{what}: got {got!r}, want {want!r}", got == want)
 
 
-def close(what, got, want, tol=1e-9):
+def close(what, got, want, tol=1e-12):
     check(f"{what}: got {got!r}, want {want!r}", got is not None and math.isclose(got, want, rel_tol=tol))
 
 
