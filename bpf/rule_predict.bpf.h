@@ -158,7 +158,7 @@ static __noinline void predict_jump(struct sock *sk, struct predict_store *ps)
  * The jump's share check (predict_jump_shared()), on every ACK of the fill
  * after a jump until it has judged (ps: the flow's, never NULL): from the first ACK of a packet sent
  * after the jump (snd_una past the jump's snd_nxt), the packets delivered
- * (tp->delivered, SACKed ones included) over a window of share_w us. They
+ * (tp->delivered, SACKed ones included) over a window (predict_share_sample()). They
  * left at the pacing rate of the ACK after the jump (Linux's 2 x cwnd /
  * srtt, capped at the estimate: below it when srtt is above delay_min, as
  * on r20_80_2 where comparing with the estimate ended 2 of 2 clean flows
@@ -175,8 +175,8 @@ static __noinline int predict_share_check(struct sock *sk, struct predict_store 
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
-	__u32 now = (__u32)tp->tcp_mstamp, el, target, before;
-	__u64 got;
+	__u32 now = (__u32)tp->tcp_mstamp, target, before;
+	__u64 got = 0;
 
 	/*
 	 * A jump that does not double cwnd sends no more than a round of slow
@@ -191,21 +191,17 @@ static __noinline int predict_share_check(struct sock *sk, struct predict_store 
 	/* the rate the first jumped packets leave at: set by the jump's ACK */
 	if (!ps->share_pace)
 		ps->share_pace = sk->sk_pacing_rate;
-	if (!ps->share_t0) {
-		if ((__s32)(tp->snd_una - ps->jump_seq) > 0) {
-			ps->share_t0 = now ? now : 1;
-			ps->share_d0 = tp->delivered;
-			ps->share_w = predict_share_window(ps->jump_cwnd, ps->jump_from, tp->mss_cache,
-							   ps->st.v.rate,
-							   cubic_tun_predict_min_train_us(t),
-							   s->delay_min);
-		}
+	if (!ps->share.t0) {
+		if ((__s32)(tp->snd_una - ps->jump_seq) > 0)
+			predict_share_begin(&ps->share, now, tp->delivered,
+					    predict_share_window(ps->jump_cwnd, ps->jump_from,
+								 tp->mss_cache, ps->st.v.rate,
+								 cubic_tun_predict_min_train_us(t),
+								 s->delay_min));
 		return 0;
 	}
-	el = now - ps->share_t0;
-	if (el < ps->share_w || !el)
+	if (!predict_share_sample(&ps->share, now, tp->delivered, tp->mss_cache, &got))
 		return 0;
-	got = (__u64)(tp->delivered - ps->share_d0) * tp->mss_cache * 1000000ULL / el;
 	ps->share_rate = got;
 	ps->share_done = 1;
 	if (!predict_jump_shared(ps->st.v.rate < ps->share_pace ? ps->st.v.rate : ps->share_pace, got))

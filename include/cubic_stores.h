@@ -38,15 +38,13 @@ struct predict_store {
 	__u32 pol_ssthresh;
 	/*
 	 * The jump's share check (predict_jump_shared()): snd_nxt at the jump
-	 * (ACKs past it are of jumped packets), the window's start (tcp clock,
-	 * us; 0: not begun) and tp->delivered then, its length, the pacing rate
-	 * the jumped packets left at, the rate they got (0: not measured) and
-	 * the ssthresh it set (0: the estimate stood).
+	 * (ACKs past it are of jumped packets), the window over their ACKs
+	 * (predict_share_sample()), the pacing rate the jumped packets left at,
+	 * the rate they got (0: not measured) and the ssthresh it set (0: the
+	 * estimate stood).
 	 */
 	__u32 jump_seq;
-	__u32 share_t0;
-	__u32 share_d0;
-	__u32 share_w;
+	struct predict_share_win share;
 	__u64 share_pace; /* sk_pacing_rate on the ACK after the jump */
 	__u64 share_rate;
 	__u32 share_ssthresh;

@@ -579,6 +579,92 @@ TEST(the_share_check)
 	CHECK(!predict_jump_shared(0, 0), "no estimate");
 }
 
+/* acks(): ACKs of one packet each, every `every` us from t to `until` (exclusive); 1 if judged */
+static int share_acks(struct predict_share_win *sw, __u32 *t, __u32 *d, __u32 every, __u32 until,
+		      __u64 *got)
+{
+	for (; *t < until; *t += every) {
+		(*d)++;
+		if (predict_share_sample(sw, *t, *d, MSS, got))
+			return 1;
+	}
+	return 0;
+}
+
+TEST(the_share_window_reads_around_a_gap)
+{
+	struct predict_share_win sw;
+	__u64 got = 0, sent = (__u64)MSS * 1000000 / 200; /* one packet per 200 us */
+	__u32 t, d;
+
+	/* a free link: one ACK per 200 us, judged on the first past 8 ms, at the rate sent */
+	predict_share_begin(&sw, 1000, 0, 8000);
+	t = 1200, d = 0;
+	CHECK(share_acks(&sw, &t, &d, 200, 20000, &got), "judged");
+	CHECK_EQ(t, 9000);
+	CHECK_EQ(got, sent);
+	CHECK(!predict_jump_shared(sent, got), "a free link is not shared");
+	/* a third of it (others in the FIFO): a share */
+	predict_share_begin(&sw, 1000, 0, 8000);
+	t = 1600, d = 0;
+	CHECK(share_acks(&sw, &t, &d, 600, 20000, &got), "judged");
+	CHECK(predict_jump_shared(sent, got), "a third is a share");
+	/*
+	 * 6 ms of ACKs, then a 6 ms gap (the sender paused an RTT earlier): the
+	 * gap and the ACK after it are left out, and the window reads the link
+	 * over 8 ms of ACKs (the ACK after the gap would have read 31 packets in
+	 * 12 ms, half the rate sent: "shared")
+	 */
+	predict_share_begin(&sw, 1000, 0, 8000);
+	t = 1200, d = 0;
+	CHECK(!share_acks(&sw, &t, &d, 200, 7001, &got), "not yet");
+	CHECK_EQ(d, 30);
+	d++;
+	CHECK(!predict_share_sample(&sw, 13000, d, MSS, &got), "not judged on the gap");
+	CHECK_EQ(sw.skip_t, 6000);
+	CHECK_EQ(sw.skip_d, 1);
+	t = 13200;
+	CHECK(share_acks(&sw, &t, &d, 200, 30000, &got), "judged");
+	CHECK_EQ(t, 15000);
+	CHECK_EQ(got, sent);
+	CHECK(!predict_jump_shared(sent, got), "a pause is not a share");
+	/* the gap early in the window: the same */
+	predict_share_begin(&sw, 1000, 0, 8000);
+	t = 1200, d = 0;
+	CHECK(!share_acks(&sw, &t, &d, 200, 2001, &got), "not yet");
+	d++;
+	CHECK(!predict_share_sample(&sw, 12000, d, MSS, &got), "not judged on the gap");
+	t = 12200;
+	CHECK(share_acks(&sw, &t, &d, 200, 30000, &got), "judged");
+	CHECK_EQ(t, 19000);
+	CHECK_EQ(got, sent);
+	/*
+	 * a 5 ms gap in the middle of the window: left out too (counted, the
+	 * window would close 1 ms after it reading 16 packets in 8 ms, 40 % of
+	 * the rate sent)
+	 */
+	predict_share_begin(&sw, 1000, 0, 8000);
+	t = 1200, d = 0;
+	CHECK(!share_acks(&sw, &t, &d, 200, 3001, &got), "not yet");
+	d++;
+	CHECK(!predict_share_sample(&sw, 8000, d, MSS, &got), "not judged on the gap");
+	t = 8200;
+	CHECK(share_acks(&sw, &t, &d, 200, 30000, &got), "judged");
+	CHECK_EQ(t, 14000);
+	CHECK_EQ(got, sent);
+	CHECK(!predict_jump_shared(sent, got), "a pause is not a share");
+	/* gaps under half the window (ACKs two at a time, 400 us apart) are the link's */
+	predict_share_begin(&sw, 1000, 0, 8000);
+	t = 1400, d = 0;
+	for (; t < 20000; t += 400) {
+		d += 2;
+		if (predict_share_sample(&sw, t, d, MSS, &got))
+			break;
+	}
+	CHECK_EQ(t, 9000);
+	CHECK_EQ(got, sent);
+}
+
 TEST(application_limited_round_is_not_measured)
 {
 	struct feeder f;
@@ -747,6 +833,7 @@ int main(void)
 	RUN(the_retreat);
 	RUN(the_policer);
 	RUN(the_share_check);
+	RUN(the_share_window_reads_around_a_gap);
 	RUN(application_limited_round_is_not_measured);
 	RUN(paced_flow_is_never_measured);
 	RUN(past_the_target_exits_at_once);
