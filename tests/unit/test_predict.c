@@ -591,6 +591,23 @@ static int share_acks(struct predict_share_win *sw, __u32 *t, __u32 *d, __u32 ev
 	return 0;
 }
 
+/*
+ * One ACK per 200 us from 1.2 ms up to `until` (exclusive) in an 8 ms window
+ * begun at 1 ms, then an ACK at `after` (a gap before it), then one per 200
+ * us again: 0 if the window was judged before the gap or on its ACK, else
+ * the time of the ACK it was judged on (*got its rate, *sw as it ended).
+ */
+static __u32 share_gap(struct predict_share_win *sw, __u32 until, __u32 after, __u64 *got)
+{
+	__u32 t = 1200, d = 0;
+
+	predict_share_begin(sw, 1000, 0, 8000);
+	if (share_acks(sw, &t, &d, 200, until, got) || predict_share_sample(sw, after, ++d, MSS, got))
+		return 0;
+	t = after + 200;
+	return share_acks(sw, &t, &d, 200, after + 20000, got) ? t : 0;
+}
+
 TEST(the_share_window_reads_around_a_gap)
 {
 	struct predict_share_win sw;
@@ -615,42 +632,20 @@ TEST(the_share_window_reads_around_a_gap)
 	 * over 8 ms of ACKs (the ACK after the gap would have read 31 packets in
 	 * 12 ms, half the rate sent: "shared")
 	 */
-	predict_share_begin(&sw, 1000, 0, 8000);
-	t = 1200, d = 0;
-	CHECK(!share_acks(&sw, &t, &d, 200, 7001, &got), "not yet");
-	CHECK_EQ(d, 30);
-	d++;
-	CHECK(!predict_share_sample(&sw, 13000, d, MSS, &got), "not judged on the gap");
+	CHECK_EQ(share_gap(&sw, 7001, 13000, &got), 15000);
 	CHECK_EQ(sw.skip_t, 6000);
 	CHECK_EQ(sw.skip_d, 1);
-	t = 13200;
-	CHECK(share_acks(&sw, &t, &d, 200, 30000, &got), "judged");
-	CHECK_EQ(t, 15000);
 	CHECK_EQ(got, sent);
 	CHECK(!predict_jump_shared(sent, got), "a pause is not a share");
 	/* the gap early in the window: the same */
-	predict_share_begin(&sw, 1000, 0, 8000);
-	t = 1200, d = 0;
-	CHECK(!share_acks(&sw, &t, &d, 200, 2001, &got), "not yet");
-	d++;
-	CHECK(!predict_share_sample(&sw, 12000, d, MSS, &got), "not judged on the gap");
-	t = 12200;
-	CHECK(share_acks(&sw, &t, &d, 200, 30000, &got), "judged");
-	CHECK_EQ(t, 19000);
+	CHECK_EQ(share_gap(&sw, 2001, 12000, &got), 19000);
 	CHECK_EQ(got, sent);
 	/*
 	 * a 5 ms gap in the middle of the window: left out too (counted, the
 	 * window would close 1 ms after it reading 16 packets in 8 ms, 40 % of
 	 * the rate sent)
 	 */
-	predict_share_begin(&sw, 1000, 0, 8000);
-	t = 1200, d = 0;
-	CHECK(!share_acks(&sw, &t, &d, 200, 3001, &got), "not yet");
-	d++;
-	CHECK(!predict_share_sample(&sw, 8000, d, MSS, &got), "not judged on the gap");
-	t = 8200;
-	CHECK(share_acks(&sw, &t, &d, 200, 30000, &got), "judged");
-	CHECK_EQ(t, 14000);
+	CHECK_EQ(share_gap(&sw, 3001, 8000, &got), 14000);
 	CHECK_EQ(got, sent);
 	CHECK(!predict_jump_shared(sent, got), "a pause is not a share");
 	/* gaps under half the window (ACKs two at a time, 400 us apart) are the link's */
