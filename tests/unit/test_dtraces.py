@@ -3,7 +3,7 @@
 """Unit tests of tools/difftest/difftest's timing races (timing_race()): which
 first differences are re-run before they are called a DIFF. The steps are the
 ones a CI-like run printed (stop 30: rack_reorder_timeout, rto_in_slow_start,
-rwnd_shrinks_in_ca), and each race's near misses, which must stay DIFFs.
+rwnd_shrinks_in_ca; stop 32: tlp_tail_loss), and each race's near misses, which must stay DIFFs.
 Ends with "dtraces: N passed, N failed"; exit 1 if any failed. Standard
 library only, no root, no kernel."""
 import importlib.machinery
@@ -85,6 +85,31 @@ cand = rto_pre + [step("timer", 1, 28, 113, [[30, 1, 2]], ca_state=4, unacked=41
                        total_retrans=1)]
 check("rto_in_slow_start: a kernel timer seen at another tick",
       dt.timing_race(ref, cand, first(ref, cand), SC) == "a kernel timer seen at another tick")
+
+# tlp_tail_loss (a CI-like run of 2adf33c: exact and fast differ at step 31):
+# the TLP seen at tick 88 in the kernel cubic's run and 87 in theirs (equal
+# within a tick), and the ACK of the probe planned at 102 and 98
+tlp_pre = [step("ack 29", 39, INF, 24, [], unacked=1)]
+ref = tlp_pre + [step("timer", 39, INF, 88, [[29, 1, 2]], unacked=1, total_retrans=1),
+                 step("ack 30", 40, INF, 102, [], total_retrans=1, pacing_rate=1667513)]
+cand = tlp_pre + [step("timer", 39, INF, 87, [[29, 1, 2]], unacked=1, total_retrans=1),
+                  step("ack 30", 40, INF, 98, [], total_retrans=1, pacing_rate=1706903)]
+i = first(ref, cand)
+check("tlp_tail_loss: the difference is at the probe's ACK", i == 2)
+check("tlp_tail_loss: a kernel timer seen at another tick",
+      dt.timing_race(ref, cand, i, SC) == "a kernel timer seen at another tick")
+# the timers at the same tick: the ACK's tick is not theirs to explain
+cand9 = tlp_pre + [dict(cand[1], t=88), cand[2]]
+check("an ACK at another tick after timers at the same tick is not a race",
+      dt.timing_race(ref, cand9, first(ref, cand9), SC) is None)
+# the ACK's window differs too: a DIFF
+cand10 = tlp_pre + [cand[1], dict(cand[2], cwnd=41)]
+check("the ACK after the timer with another cwnd is not a race",
+      dt.timing_race(ref, cand10, first(ref, cand10), SC) is None)
+# the timers sent different segments: a DIFF
+cand11 = tlp_pre + [dict(cand[1], tx=[[29, 2, 2]]), cand[2]]
+check("timers that sent other segments do not make the next step a race",
+      dt.timing_race(ref, cand11, first(ref, cand11), SC) is None)
 
 # rwnd_shrinks_in_ca (exact and fast differ at step 4025): the first ACK of
 # tick 880 grew cwnd 75 -> 76 in theirs, an ACK later in the kernel cubic's
