@@ -44,7 +44,7 @@ netns_pair() {
 	for ns in "$p-a" "$p-b"; do
 		ip -n "$ns" link set lo up
 		ip -n "$ns" link set veth0 up
-		netns_rps_aside "$ns" veth0
+		netns_rps_aside "$ns" veth0 || return 1
 		ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control=reno \
 			net.ipv4.tcp_rmem="4096 131072 $NETNS_WMEM_MAX" \
 			net.ipv4.tcp_wmem="4096 131072 $NETNS_WMEM_MAX" \
@@ -53,8 +53,8 @@ netns_pair() {
 }
 
 # netns_rps_aside NS DEV: DEV's receive processing (where TCP handles the
-# ACKs, in softirq) on CPUs 1..n-1 (RPS), as tools/emu/pathemu steers its
-# veths. With tools/lib/pid1-aside.sh keeping PID 1 on CPU 0, no ACK of the
+# ACKs, in softirq) on CPUs 1..n-1 (RPS); pathemu's precision mode steers
+# every veth of a path so, and netns_pair its pair. With tools/lib/pid1-aside.sh keeping PID 1 on CPU 0, no ACK of the
 # pair is then processed in the context of one of PID 1's threads, where the
 # VM platform's kernel skips bpf_cubic's callbacks (docs/IMPOSSIBLE_WINDOWS.md:
 # a test-kernels run failed on the host's search-exact flow, cwnd and ssthresh
@@ -65,7 +65,7 @@ netns_rps_aside() {
 	((n >= 2)) || return 0
 	((n <= 32)) || n=32
 	mask=$(printf '%x' $(((1 << n) - 2)))
-	echo "$mask" | ip netns exec "$1" tee "/sys/class/net/$2/queues/rx-0/rps_cpus" >/dev/null || true
+	echo "$mask" | ip netns exec "$1" tee "/sys/class/net/$2/queues/rx-0/rps_cpus" >/dev/null
 }
 
 # netns_offloads NS DEV on|off: TSO, GSO and GRO of DEV in NS
