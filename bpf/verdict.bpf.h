@@ -193,7 +193,13 @@ static __noinline void verdict_ack(struct sock *sk, long rtt_us, long rs_deliver
 	a.now_us = tp->tcp_mstamp;
 	a.delivered = tp->delivered;
 	a.packets_out = tp->packets_out;
-	a.rtt_us = rtt_us > 0 ? (__u32)rtt_us : 0;
+	/* no RTT from an ACK in a loss recovery: when all it acknowledges was
+	 * retransmitted, the kernel's sample comes from the TCP timestamp, in
+	 * whole milliseconds (tcp_rtt_tsopt_us()), below the path's RTT by up
+	 * to 1 ms, and min_rtt must not take it */
+	a.rtt_us = rtt_us > 0 && ((struct inet_connection_sock *)sk)->icsk_ca_state < TCP_CA_Recovery
+			   ? (__u32)rtt_us
+			   : 0;
 	a.rs_delivered = rs_delivered > 0 && rs_interval_us > 0 ? (__u32)rs_delivered : 0;
 	a.rs_interval_us = rs_delivered > 0 && rs_interval_us > 0 ? (__u32)rs_interval_us : 0;
 	a.rs_app_limited = rs_app_limited;

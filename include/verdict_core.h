@@ -64,10 +64,19 @@
  * only the packets behind it, and the first of each burst still sees the
  * bare path. So the estimate counts as measured only if, in the last whole
  * round before the event that ended the measurement (the exit's round for an
- * event within it), even the smallest RTT was at least 17/16 of min_rtt, a
- * queue of a sixteenth of the pipe standing through the round, and the
- * window then at least 17/16 of bdp_est; otherwise it is a bound too
- * (verdict_bound()). A buffer under a sixteenth of the BDP is then always a
+ * event within it) and in the event's own round up to it, even the smallest
+ * RTT was at least 17/16 of min_rtt, a queue of a sixteenth of the pipe
+ * standing through them, and the window then at least 17/16 of bdp_est;
+ * otherwise it is a bound too (verdict_bound()). Its own round too, not the
+ * last whole one alone: a host that stalls (a vCPU held by its hypervisor
+ * for a few ms, anything that holds ACKs) delays every ACK of a short round,
+ * and a flow below the pipe, measuring its own window, then showed a "queue"
+ * in that round and called its window the pipe (r100_10_q1, a 0.1-BDP
+ * buffer: bdp_est 23 for a BDP of 83, measured; reproduced by stopping the
+ * emulator's delay line for 5 ms every 20 ms). The ACKs of the event's round
+ * that came before it, on time, show the bare path; a queue that stands
+ * delays them too. (An event on its round's first ACK has only the last
+ * round to go by.) A buffer under a sixteenth of the BDP is then always a
  * bound: what such a path shows cannot tell a full pipe from a window just
  * below it.
  *
@@ -206,7 +215,12 @@ static inline int verdict_on_ack(struct verdict_state *s, const struct verdict_p
 	if (s->phase != VERDICT_MEASURING)
 		return 0;
 	late = a->now_us - s->exit_us >= (__u64)p->max_ms * 1000;
-	if (a->rtt_us && (!s->min_rtt_us || a->rtt_us < s->min_rtt_us))
+	/* min_rtt as it stood at the event: the round after it is a loss
+	 * recovery, whose ACKs of retransmitted data carry, if any, an RTT from
+	 * the TCP timestamp, in whole milliseconds (tcp_rtt_tsopt_us(): 9000 us
+	 * on a 9.9 ms path), and a min_rtt lowered by one made the queue test
+	 * below pass on the bare path (verdict_bound()) */
+	if (a->rtt_us && !s->congested && (!s->min_rtt_us || a->rtt_us < s->min_rtt_us))
 		s->min_rtt_us = a->rtt_us;
 	if (a->rtt_us && (!s->round_min_us || a->rtt_us < s->round_min_us))
 		s->round_min_us = a->rtt_us;
@@ -279,7 +293,11 @@ static inline int verdict_on_congestion(struct verdict_state *s, const struct ve
 	}
 	s->congested = 1;
 	s->end_cwnd = cwnd;
-	s->end_round_min_us = s->prev_round_min_us ? s->prev_round_min_us : s->round_min_us;
+	/* the least RTT of the last whole round and of this one so far: the
+	 * queue must have stood through both */
+	s->end_round_min_us = s->round_min_us;
+	if (s->prev_round_min_us && (!s->end_round_min_us || s->prev_round_min_us < s->end_round_min_us))
+		s->end_round_min_us = s->prev_round_min_us;
 	s->drain_end = delivered + packets_out;
 	if (!packets_out) {
 		verdict_stop(s, VERDICT_END_CONGESTION);

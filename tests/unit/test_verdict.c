@@ -5,7 +5,8 @@
  * rate and RTT steps, a loss before any sample, rwnd-limited samples, an
  * overshoot, an exit right at the pipe, the round measured after the
  * congestion event (a shallow buffer), an event with no queue behind it (a
- * bound), and the cut-offs. Every expected
+ * bound), a host stall that delays one round (not a queue), a timestamp RTT
+ * in the recovery after the event (not the min), and the cut-offs. Every expected
  * number is worked out in the comments.
  *
  * The path: 1 Gbit/s, 11.3 ms, 1500-byte packets (the 2011 report): the
@@ -337,6 +338,82 @@ TEST(no_queue_at_the_event_is_a_bound)
 }
 
 /*
+ * A host stall is not a queue. A flow below the pipe at 400 measures its own
+ * window (bdp_est 400); then the host holds every ACK of one round 2 ms (a
+ * vCPU stall: all of that round's RTT samples read 13.3 ms, 17/16 of 11.3 ms
+ * being 12.0), the window grows to 430 (>= 17/16 x 400 = 425) and a burst
+ * loses a packet: the first ACKs of the event's own round, before it, came
+ * on time at 11.3 ms, so no queue stood and bdp_est is a bound (unknown).
+ * Judged on the stalled round alone it was "measured" and the 400-packet
+ * window called the pipe (r100_10_q1: bdp_est 23 for a BDP of 83). A queue
+ * that stands shows in both (the 1100 case of the test above: measured). The
+ * limit: an event on the first ACK of its round has only the last round to
+ * go by, and a stall there still reads as a queue.
+ */
+TEST(a_stalled_round_is_not_a_queue)
+{
+	struct flow f;
+
+	start(&f, 400, 0);
+	CHECK_EQ(round_of(&f, 400, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(round_of(&f, 400, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(round_of(&f, 400, RTT + 2000, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(f.s.rounds, 3);
+	CHECK_EQ(f.s.prev_round_min_us, RTT + 2000);
+	for (int i = 0; i < 10; i++) {
+		struct verdict_ack a = { .now_us = f.now + (__u64)RTT * (i + 1) / 400,
+					 .delivered = ++f.delivered, .packets_out = 430, .rtt_us = RTT,
+					 .rs_delivered = 400, .rs_interval_us = RTT, .cwnd_limited = 1 };
+		CHECK_EQ(verdict_on_ack(&f.s, &f.p, &a), 0);
+	}
+	CHECK_EQ(congest(&f, 430, 0), 1);
+	CHECK_EQ(f.s.end, VERDICT_END_CONGESTION);
+	CHECK_EQ(verdict_bdp(&f.s), 400);
+	CHECK_EQ(f.s.end_round_min_us, RTT);
+	CHECK_EQ(verdict_bound(&f.s), 1);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_UNKNOWN);
+}
+
+/*
+ * The round after the event is a loss recovery, and an ACK of retransmitted
+ * data carries an RTT from the TCP timestamp, in whole milliseconds: below
+ * the path's RTT by up to 1 ms (10000 us here, as if the 11.3 ms path read
+ * 10 ms). min_rtt stays what it was at the event. Taken, it made a flow below
+ * the pipe at 400, with no queue (its last round's RTTs at 11.3 ms), read a
+ * queue of 13 % (11300 >= 17/16 x 10000 = 10625), and bdp_est 400 x 10000 /
+ * 11300 = 354 "measured" (the window 430 >= 17/16 x 354 agreeing):
+ * r100_10_q1 with its delay line stalled gave bdp_est 18-23 for a BDP of 83,
+ * min_rtt exactly 9000 us. Frozen: a bound, bdp_est 400.
+ */
+TEST(a_timestamp_rtt_after_the_event_is_not_the_min)
+{
+	struct flow f;
+
+	start(&f, 400, 0);
+	CHECK_EQ(round_of(&f, 400, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(round_of(&f, 400, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(congest(&f, 430, 430), 0);
+	for (int i = 0; i < 430 && f.s.phase == VERDICT_MEASURING; i++) {
+		struct verdict_ack a = { .now_us = f.now + (__u64)RTT * (i + 1) / 400,
+					 .delivered = ++f.delivered, .packets_out = 430,
+					 .rtt_us = i == 5 ? 10000 : RTT + 1000,
+					 .rs_delivered = 400, .rs_interval_us = RTT };
+		verdict_on_ack(&f.s, &f.p, &a);
+	}
+	CHECK_EQ(f.s.end, VERDICT_END_CONGESTION);
+	CHECK_EQ(f.s.min_rtt_us, RTT);
+	CHECK_EQ(verdict_bdp(&f.s), 400);
+	CHECK_EQ(verdict_bound(&f.s), 1);
+	CHECK_EQ(verdict_word(&f.s, &f.p), VERDICT_UNKNOWN);
+
+	/* before the event the same sample counts: a path whose RTT fell */
+	start(&f, 400, 0);
+	CHECK_EQ(round_of(&f, 400, RTT, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(round_of(&f, 400, 10000, BW_PPS, 0, 0, 1), 0);
+	CHECK_EQ(f.s.min_rtt_us, 10000);
+}
+
+/*
  * Application-limited samples do not count, even when they would raise the
  * estimate (ACK compression can make a short burst look fast): here a round
  * whose samples claim 3000 packets per RTT, marked app-limited, and a later
@@ -556,6 +633,8 @@ int main(void)
 	RUN(shallow_buffer_measures_to_the_next_event);
 	RUN(the_round_after_the_event);
 	RUN(no_queue_at_the_event_is_a_bound);
+	RUN(a_stalled_round_is_not_a_queue);
+	RUN(a_timestamp_rtt_after_the_event_is_not_the_min);
 	RUN(app_limited_samples_do_not_count);
 	RUN(rwnd_limited_samples_do_not_count);
 	RUN(loss_before_any_sample);
