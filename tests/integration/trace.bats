@@ -45,9 +45,18 @@ stop_trace() {
 	grep -q "records shown, 0 dropped" "$BATS_TEST_TMPDIR/trace.err"
 	port=$(jq '.start.connected[0].local_port' "$BATS_TEST_TMPDIR/c.json")
 	jq -c "select(.sport == $port and .record == \"exit\")" "$BATS_TEST_TMPDIR/trace.out" >"$BATS_TEST_TMPDIR/flow.jsonl"
-	# one slow start, one record
-	[ "$(wc -l <"$BATS_TEST_TMPDIR/flow.jsonl")" -eq 1 ]
-	rec=$(cat "$BATS_TEST_TMPDIR/flow.jsonl")
+	cat "$BATS_TEST_TMPDIR/flow.jsonl"
+	# one slow start, one record: the first, and the only one with initial set
+	rec=$(head -n 1 "$BATS_TEST_TMPDIR/flow.jsonl")
+	[ "$(jq .initial <<<"$rec")" = true ]
+	[ "$(jq -s 'map(select(.initial)) | length' "$BATS_TEST_TMPDIR/flow.jsonl")" -eq 1 ]
+	# a second record only after a loss exit: as the kernel's cubic, HyStart
+	# still runs in the slow start below ssthresh that the recovery leaves
+	# (its found flag is unset) and may exit there, initial unset
+	if [ "$(wc -l <"$BATS_TEST_TMPDIR/flow.jsonl")" -gt 1 ]; then
+		[ "$(jq .loss <<<"$rec")" = true ]
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/flow.jsonl")" -eq 2 ]
+	fi
 	cwnd=$(jq .cwnd <<<"$rec")
 	dmin=$(jq .delay_min_us <<<"$rec")
 	echo "exit: $rec (bdp $PATH_BDP, buffer $PATH_BUF)"
@@ -110,11 +119,17 @@ verdict_flow() {
 	[ -n "$EXIT" ]
 	id=$(jq .flow_id <<<"$EXIT")
 	[ "$id" -ge 1 ]
-	VERDICT=$(jq -c "select(.record == \"verdict\" and .flow_id == $id)" "$BATS_TEST_TMPDIR/trace.out")
+	t=$(jq .time <<<"$EXIT")
+	VERDICT=$(jq -c "select(.record == \"verdict\" and .flow_id == $id and .exit_time == $t)" "$BATS_TEST_TMPDIR/trace.out")
 	echo "$dp: exit $EXIT"
 	echo "$dp: verdict $VERDICT (path: bdp $PATH_BDP, buffer $PATH_BUF)"
 	# one verdict per exit, for this flow, judging this exit
 	[ "$(grep -c . <<<"$VERDICT")" -eq 1 ]
+	# and every exit of the flow that ended a slow start has its one verdict
+	# (a loss exit can be followed by HyStart's in the recovery's slow start)
+	[ "$(jq -s "map(select(.record == \"verdict\" and .flow_id == $id)) | length" "$BATS_TEST_TMPDIR/trace.out")" -eq \
+		"$(jq -s "map(select(.sport == $port and .record == \"exit\" and
+		(.ack_train or .delay or .loss or .css_exit or .search or .predict))) | length" "$BATS_TEST_TMPDIR/trace.out")" ]
 	[ "$(jq .sport <<<"$VERDICT")" -eq "$port" ]
 	[ "$(jq .exit_cwnd <<<"$VERDICT")" -eq "$(jq .cwnd <<<"$EXIT")" ]
 	[ "$(jq .exit_time <<<"$VERDICT")" = "$(jq .time <<<"$EXIT")" ]
@@ -123,7 +138,18 @@ verdict_flow() {
 
 @test "each exit gets one verdict, joined by flow id: the path's BDP, the ratio and the word" {
 	for dp in exact fast; do
-		verdict_flow "$dp"
+		# the measurement below is of an exit before the loss: HyStart's on
+		# this path, unless it missed the pipe. A gap of more than
+		# hystart_ack_delta_us (2 ms) in the ACKs ends the round's ACK train,
+		# and this host's vCPU stalls (1-13 ms, several per 15 s) make such
+		# gaps (the kernel's cubic decides the same on the same ACKs: difftest's
+		# hystart_train_* scenarios). Such a flow is run again, at most twice.
+		for try in 1 2 3; do
+			verdict_flow "$dp"
+			[ "$(jq .loss <<<"$EXIT")" = true ] || break
+			echo "$dp try $try of 3: HyStart missed the pipe (loss exit at cwnd $(jq .cwnd <<<"$EXIT"))"
+		done
+		[ "$(jq .loss <<<"$EXIT")" = false ]
 		# the path was measured up to a congestion event (the buffer overflows
 		# within 4 s at 50 Mbit/s), and bdp_est is the path's BDP within 25 %
 		[ "$(jq -r .end <<<"$VERDICT")" = congestion ]

@@ -52,6 +52,136 @@ FID_GOODPUT = 0.03   # median goodput within 3 %
 REF, CAND = "cubic", "bpf_linux"
 
 
+# analyze.py flow --stall-exit: a delay exit that no queue of the path can
+# explain (path_stall()); run.sh runs such a flow again
+STALL_EXIT = 4
+# what the emulator's delay line may add beyond the queue: its release error
+# (p99 0.5 ms: tools/emu/README.md), with room
+STALL_SLACK_US = 1000
+
+
+def path_stall(a, rec, reason, exit_cwnd, rate, rtt):
+    """A delay exit whose RTT rise is more than the path can queue, or None.
+
+    HyStart's delay test (and PREDICT's fill backstop) ends slow start when the
+    least RTT of a round is delay_min + a threshold or more. On an emulated
+    path the only thing that raises an RTT is the bottleneck's queue, which
+    holds at most min(cwnd, buffer) packets of this flow (the buffer, beside
+    competing flows): more than that, plus the delay line's slack, jitter and
+    ACK aggregation, is the host or the emulator stalling (a vCPU held by the
+    hypervisor for 1-13 ms: tools/eval/README.md), not the path. The exit is
+    then the host's, not the rule's. A path whose own RTT moves (an RTT step,
+    a trace link's rate) is not checked."""
+    if reason != V.check("delay") or not exit_cwnd or a.rtt_step or "trace=" in (a.real or ""):
+        return None
+    e = rec.get("bpf_exit_record")
+    if e:
+        dmin = e.get("delay_min_us") or 0
+        seen = e.get("predict_jump_rtt_us") or e.get("round_min_rtt_us") or 0
+        cwnd = e.get("cwnd") or exit_cwnd
+        if not dmin or not seen:
+            return None
+        rise = seen - dmin
+        how = f"the round's least RTT {seen / 1e3:.2f} ms against delay_min {dmin / 1e3:.2f} ms"
+    else:
+        # the kernel's HyStart fired: its round's least RTT was at least
+        # delay_min + clamp(delay_min / 8, 4 ms, 16 ms) (tcp_cubic.c)
+        rise = min(max(rtt * 1e6 / 8, 4000), 16000)
+        cwnd = exit_cwnd
+        how = "the kernel HyStart's delay threshold"
+    qpkts = a.buffer_pkts if "cross=" in (a.real or "") else min(cwnd, a.buffer_pkts)
+    qmax = qpkts * IP_PKT * 8 / rate * 1e6
+    slack = STALL_SLACK_US
+    if a.jitter:
+        slack += parse.parse_time(a.jitter) * 1e6
+    for kv in (a.real or "").split():
+        if kv.startswith("agg="):
+            slack += parse.parse_time(kv[4:]) * 1e6
+    if rise <= qmax + slack:
+        return None
+    return {"kind": "delay", "rise_us": int(rise), "queue_max_us": int(qmax), "slack_us": int(slack), "cwnd": cwnd,
+            "queue_pkts": qpkts, "seen": how}
+
+
+# an ACK gap longer than this inside slow start ends a HyStart ACK train
+# (hystart_ack_delta_us) and a PREDICT train (its gap_us is the same tunable)
+ACK_DELTA_US = 2000
+# the ACKs processed together after a gap: what a stalled vCPU or delay line
+# hands over at once comes within this, or a quarter of the gap (a path
+# delivers a quarter of the gap's bytes in it, not the gap's)
+ACK_BURST_US = 300
+
+
+def ack_stall(a, s, exit_k, rate):
+    """An ACK gap in slow start that the path cannot explain, or None.
+
+    HyStart's ACK train and PREDICT's trains end at a gap between ACKs longer
+    than hystart_ack_delta_us (2 ms). On an emulated path the bottleneck
+    delivers at its rate and the receiver acknowledges as it receives, so
+    the ACKs of data that was queued or in flight come spaced by the
+    bottleneck. When the host stalls (the sender's vCPU, the receiver's, or
+    the delay line's), the ACKs stop for the stall and then come all at once:
+    a gap followed by a burst that acknowledges what the bottleneck delivered
+    during it. That is the signature checked here, in the ACKs before the exit
+    (tcp_probe, one sample per ACK): a gap of more than ACK_DELTA_US after
+    which the next ACKs, within ACK_BURST_US or a quarter of the gap,
+    acknowledge (beyond the first of them, whose data the gap itself
+    delivered) more than the bottleneck delivers in that window plus the
+    delay line's slack (and jitter, which can bunch ACKs too): that much was
+    held back. A gap the sender made (an idle flight boundary, an
+    application pause) is followed by ACKs at the bottleneck's pace, and a
+    delayed ACK acknowledges two segments: neither is a burst. Paths whose
+    ACKs come in bunches by design (agg=), whose rate or RTT moves (trace=,
+    an RTT step) or whose queue other flows share (cross=) are not
+    checked."""
+    real = a.real or ""
+    if a.rtt_step or any(k in real for k in ("agg=", "trace=", "cross=")):
+        return None
+    end = exit_k if exit_k is not None else len(s)
+    slack = STALL_SLACK_US
+    if a.jitter:
+        slack += parse.parse_time(a.jitter) * 1e6
+    worst = None
+    for i in range(1, end):
+        gap = (s[i].t - s[i - 1].t) * 1e6
+        if gap <= ACK_DELTA_US:
+            continue
+        # a sample shows what the ACK before it left: ACKs i..j acknowledged
+        # from s[i].snd_una to s[j + 1].snd_una
+        j = i
+        w = max(ACK_BURST_US, gap / 4)
+        while j + 2 < len(s) and (s[j + 1].t - s[i].t) * 1e6 <= w:
+            j += 1
+        if j + 1 >= len(s) or j == i:
+            continue
+        # what ACK i acknowledges came through the bottleneck in the gap
+        # itself; what the ACKs after it in the window acknowledge, the path
+        # delivers in the window (plus the delay line's slack and jitter,
+        # which can bunch ACKs): more than that was held back
+        acked = (s[j + 1].snd_una - s[i + 1].snd_una) & 0xffffffff
+        if acked >= 0x80000000:
+            continue
+        need = acked / MSS * IP_PKT * 8 / rate * 1e6
+        if need <= w + slack:
+            continue
+        if worst is None or gap > worst["gap_us"]:
+            worst = {"kind": "ack_gap", "gap_us": int(gap), "burst_acks": j - i + 1, "burst_us": int(w),
+                     "burst_bytes": acked, "deliver_us": int(need), "slack_us": int(slack),
+                     "at_s": round(s[i].t - s[0].t, 4), "cwnd": s[i].cwnd}
+    return worst
+
+
+def stall_text(ps):
+    """What a path_stall record says, in a few words."""
+    if ps.get("kind") == "ack_gap":
+        return (f"no ACK for {ps['gap_us'] / 1e3:.2f} ms in slow start (at {ps['at_s']:.3f} s, cwnd {ps['cwnd']}), "
+                f"then {ps['burst_acks']} ACKs within {ps['burst_us'] / 1e3:.2f} ms for what the bottleneck took "
+                f"{ps['deliver_us'] / 1e3:.2f} ms to deliver (slack {ps['slack_us'] / 1e3:.2f} ms)")
+    return (f"a delay exit at cwnd {ps['cwnd']} on an RTT {ps['rise_us'] / 1e3:.2f} ms above delay_min "
+            f"({ps['seen']}), where {ps['queue_pkts']} packets queue in {ps['queue_max_us'] / 1e3:.2f} ms "
+            f"(slack {ps['slack_us'] / 1e3:.2f} ms)")
+
+
 def set_candidate(aid):
     global CAND
     CAND = aid
@@ -279,6 +409,9 @@ def flow(a):
         if v:
             for k in ("verdict", "exit_ratio", "bound", "bdp_est", "min_rtt_us", "cong_cwnd", "end"):
                 rec["verdict_" + k] = v.get(k)
+            # and the whole record (its best sample, rounds, samples): what a
+            # wrong bdp_est is diagnosed from
+            rec["verdict_record"] = v
     rec["bpf_records"] = len(bpf_recs)
     if a.kind == "bpf":
         reason = rec["bpf_reason"] or (vocab.LOSS if exit_t is not None else vocab.NO_EXIT)
@@ -316,6 +449,9 @@ def flow(a):
         and first_ssthresh == max(2, exit_cwnd * 717 // 1024))
     if rec["exit_same_ack_loss"]:
         rec["crosscheck_ok"] = True
+    # ---- a delay exit the path cannot explain: the host stalled (run.sh runs it again)
+    rec["path_stall"] = path_stall(a, rec, reason, exit_cwnd, rate, rtt) or ack_stall(a, s, exit_k, rate)
+    rec["stall_retries"] = a.stall_retries
 
     # ---- iperf3 intervals: retransmissions (TCP_INFO total_retrans deltas)
     ivs = ip.get("intervals", []) if isinstance(ip.get("intervals"), list) else []
@@ -378,6 +514,11 @@ def flow(a):
         print(f"  {v['scenario']} {v['algorithm']} rep {v['rep']}: exit {v['exit_reason']} cwnd {v['exit_cwnd']} "
               f"({v['exit_cwnd_bdp']} BDP) at {v['exit_time_s']}s, ss retx {v['ss_retrans']}, t90 {v['t90_s']}s, "
               f"goodput {v['goodput_mbit']} Mbit/s", file=sys.stderr)
+    if rec["path_stall"] and not bad:
+        print(f"analyze.py: PATH STALLED: {a.scenario} {a.algorithm} rep {a.rep}: {stall_text(rec['path_stall'])}: "
+              "the host or the emulator stalled, not the path", file=sys.stderr)
+        if a.stall_exit:
+            sys.exit(STALL_EXIT)
     if bad:
         f0 = rec["impossible_first"]
         print(f"analyze.py: IMPOSSIBLE WINDOW: {a.scenario} {a.algorithm} rep {a.rep} (sport {f0['sport']}): "
@@ -928,7 +1069,7 @@ def verdict_md(g):
                 "bdp_est / BDP - 1, median (min..max), over the flows whose bdp_est is a measurement (a "
                 "congestion event with a queue behind it, measured to the end of the round after it). "
                 "*bound*: the flows whose bdp_est the record calls a lower bound (no congestion event, or "
-                "no queue standing through the round before it: that round's least RTT under 17/16 of min_rtt), with "
+                "no queue standing through the round before it and its own: their least RTT under 17/16 of min_rtt), with "
                 "their median error: never counted as a measurement.\n",
                 "| scenario | class | BDP | algorithm | flows | error | bound | bound's error |",
                 "|---|---|---|---|---|---|---|---|"]
@@ -1436,6 +1577,13 @@ def report(a):
             f"Exit cross-check (tcp_probe against nstat / bpf trace record): {len(flows) - len(bad)}/{len(flows)} flows agree."]
     for x in bad:
         summ.append(disagreement(x))
+    stalled = [x for x in flows if x.get("path_stall")]
+    retried = sum(x.get("stall_retries") or 0 for x in flows)
+    summ.append("\nPath stalls (a delay exit no queue of the path explains, or an ACK gap in slow start "
+                "that ends in a burst: tools/eval/README.md): "
+                f"{retried} tries run again, {len(stalled)} flows kept stalled" +
+                "".join(f"; {x['scenario']} {x['algorithm']} rep {x['rep']}: {stall_text(x['path_stall'])}"
+                        for x in stalled) + ".")
     summ += ["", "## Ideal band\n", band_md(g)]
     vmd = verdict_md(g)
     if vmd:
@@ -1634,6 +1782,10 @@ def main():
     f.add_argument("--rtt-step", dest="rtt_step", default="", help="AFTER:RTT2[:RAMP] (pathemu --rtt-step)")
     f.add_argument("--real", default="", help="the real-path options: agg=, police=, trace=, cross= (run.sh)")
     f.add_argument("--sender", default="iperf3", choices=("iperf3", "flowgen"))
+    f.add_argument("--stall-exit", dest="stall_exit", action="store_true",
+                   help=f"exit {STALL_EXIT} (after the record) when the path stalled (path_stall)")
+    f.add_argument("--stall-retries", dest="stall_retries", type=int, default=0,
+                   help="how often run.sh ran this flow again for a stalled path (recorded)")
     rp = sub.add_parser("report")
     rp.add_argument("--in", dest="inp", required=True)
     rp.add_argument("--out")

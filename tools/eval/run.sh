@@ -174,6 +174,7 @@ DUR_SET=${DUR:+1}
 PFX=${PFX:-be$(( $$ % 10000 ))}
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --reps: positive integer" >&2; exit 2; }
 [[ $DUR =~ ^[1-9][0-9]*$ ]] && [ "$DUR" -ge 2 ] || { echo "run.sh: --duration: integer >= 2" >&2; exit 2; }
+[[ ${EVAL_STALL_TRIES:-3} =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: EVAL_STALL_TRIES: positive integer" >&2; exit 2; }
 [[ $PFX =~ ^[A-Za-z0-9]{1,9}$ ]] || { echo "run.sh: --prefix: 1-9 letters or digits" >&2; exit 2; }
 
 bad_table() { echo "run.sh: $*" >&2; exit 2; }
@@ -342,6 +343,8 @@ TRACE_PID=
 PATH_UP=0
 LOADED=()
 IMPOSSIBLE=0
+# tries of a flow whose path stalled (run_flow), tries run again, flows kept stalled
+STALL_TRIES=${EVAL_STALL_TRIES:-3} STALL_RERUNS=0 STALLED_KEPT=0 FLOW_STALLED=0
 # shellcheck disable=SC2317 # called from the traps
 cleanup() {
 	local rc=$?
@@ -496,7 +499,28 @@ send() {
 }
 
 run_flow() { # ALGO_ID KIND ARG REP
-	local aid=$1 kind=$2 arg=$3 rep=$4
+	local aid=$1 kind=$2 arg=$3 rep=$4 try
+	# a flow whose path stalled (analyze.py's PATH STALLED: a delay exit no
+	# queue of the path explains, or an ACK gap in slow start that ends in a
+	# burst; the host or the emulator stalled) is run again, up to
+	# STALL_TRIES tries in all; the record kept says how many went before
+	# (stall_retries), and the last try is kept whatever it shows
+	for try in $(seq "$STALL_TRIES"); do
+		flow_once "$aid" "$kind" "$arg" "$rep" "$try" && break
+		STALL_RERUNS=$((STALL_RERUNS + 1))
+		log "$S_ID $aid rep $rep: the path stalled (above): the flow again ($((try + 1)) of $STALL_TRIES)"
+	done
+	if [ "$FLOW_STALLED" = 1 ]; then
+		log "$S_ID $aid rep $rep: the path stalled in all $STALL_TRIES tries: the last is kept, path_stall set"
+		STALLED_KEPT=$((STALLED_KEPT + 1))
+	fi
+}
+
+# flow_once ALGO_ID KIND ARG REP TRY: one try of a flow; its record and
+# cwnd rows go to FLOWS and CWND unless the path stalled on a try before
+# the last (status 1)
+flow_once() {
+	local aid=$1 kind=$2 arg=$3 rep=$4 try=$5
 	local ca=$arg f=$TMP/flow
 	[ "$kind" = bpf ] && ca=${PFX}${aid#bpf}
 	rm -f "$f".*
@@ -528,6 +552,7 @@ run_flow() { # ALGO_ID KIND ARG REP
 	if [ "$rc" != 0 ]; then
 		log "the sender failed ($S_ID $aid rep $rep, rc $rc): $(head -c 300 "$f.iperf.err") $(jq -r '.error? // empty' "$f.iperf" 2>/dev/null)"
 	fi
+	: >"$f.cwnd"
 	"$PY" "$ANALYZE" flow --scenario "$S_ID" --algorithm "$aid" --kind "$kind" --arg "$arg" \
 		--rep "$rep" --rate "$S_RATE" --rtt "$S_RTT" --buffer "$S_BUF" --class "$S_CLASS" \
 		${S_JIT:+--jitter "$S_JIT"} ${S_APP:+--app "$S_APP"} ${S_STEP:+--rtt-step "$S_STEP"} \
@@ -535,10 +560,17 @@ run_flow() { # ALGO_ID KIND ARG REP
 		--bdp-pkts "$BDP" --buffer-pkts "$BUFP" --port "$PORT" --duration "$S_DUR" \
 		--iperf "$f.iperf" --probe "$f.probe" --bpf-trace "$f.bpf" \
 		--nstat-before "$h0" --nstat-after "$h1" --tbf-before "${d0:-0}" --tbf-after "${d1:-0}" \
-		--cwnd-csv "$CWND" >>"$FLOWS" || arc=$?
+		--stall-exit --stall-retries $((try - 1)) --cwnd-csv "$f.cwnd" >"$f.rec" || arc=$?
+	# a stalled path on a try before the last: nothing kept, the caller runs it again
+	FLOW_STALLED=0
+	[ "${arc:-0}" != 4 ] || FLOW_STALLED=1
+	[ "$FLOW_STALLED" = 0 ] || [ "$try" -ge "$STALL_TRIES" ] || return 1
+	cat "$f.rec" >>"$FLOWS"
+	cat "$f.cwnd" >>"$CWND"
 	# an impossible window (analyze.py has named the flow, time and value) ends the run
 	[ "${arc:-0}" != 3 ] || { IMPOSSIBLE=1; exit 3; }
-	[ "${arc:-0}" = 0 ] || log "analysis of $S_ID $aid rep $rep failed"
+	[ "${arc:-0}" = 0 ] || [ "${arc:-0}" = 4 ] || log "analysis of $S_ID $aid rep $rep failed"
+	return 0
 }
 
 # ---------------------------------------------------------------- the matrix
@@ -568,9 +600,10 @@ T_END=$(date +%s)
 	echo "command=$CMDLINE"
 	echo "duration_s=$DUR${DUR_SET:+ (all scenarios)} reps=$REPS flows=$NFLOWS wall_s=$(( T_END - T_START )) est_s=$EST"
 	echo "kernel=$(uname -r) cpus=$(nproc) hz=250"
+	echo "path_stalls: $STALL_RERUNS tries run again, $STALLED_KEPT flows kept stalled (analyze.py path_stall)"
 	echo "git=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
 } >"$OUT/run.txt"
-log "matrix done in $(( T_END - T_START )) s (estimated $EST s)"
+log "matrix done in $(( T_END - T_START )) s (estimated $EST s); path stalls: $STALL_RERUNS tries run again, $STALLED_KEPT flows kept stalled"
 
 if [ "$REPORT" = 1 ]; then
 	"$PY" "$ANALYZE" report --in "$OUT" --out "$OUT" ${DOC:+--doc "$DOC"} ${CANDIDATE:+--candidate "$CANDIDATE"}
