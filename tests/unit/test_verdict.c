@@ -78,25 +78,33 @@ static int congest(struct flow *f, __u32 cwnd, __u32 packets_out)
 }
 
 /*
- * The round after the event: ACKs at the bottleneck's rate, each carrying a
- * sample of `per_rtt` packets per RTT, until the measurement ends (returns
- * the ACKs it took, 0 if it never ended within `max` of them).
+ * n ACKs, `per_rtt` of them a round, each carrying a sample of `per_rtt`
+ * packets per RTT and an RTT of rtt_us (f->now does not move): returns the
+ * ACKs it took until verdict_on_ack() ended the measurement, 0 if it did not.
  */
-static __u32 drain(struct flow *f, __u32 per_rtt, __u32 max)
+static __u32 acks(struct flow *f, __u32 n, __u32 per_rtt, __u32 packets_out, __u32 rtt_us,
+		  int cwnd_limited)
 {
-	for (__u32 i = 0; i < max; i++) {
+	for (__u32 i = 0; i < n; i++) {
 		struct verdict_ack a = {
 			.now_us = f->now + (__u64)RTT * (i + 1) / per_rtt,
 			.delivered = ++f->delivered,
-			.packets_out = per_rtt,
-			.rtt_us = RTT * 2,
+			.packets_out = packets_out,
+			.rtt_us = rtt_us,
 			.rs_delivered = per_rtt,
 			.rs_interval_us = RTT,
+			.cwnd_limited = cwnd_limited,
 		};
 		if (verdict_on_ack(&f->s, &f->p, &a))
 			return i + 1;
 	}
 	return 0;
+}
+
+/* The round after the event: ACKs at the bottleneck's rate until the measurement ends. */
+static __u32 drain(struct flow *f, __u32 per_rtt, __u32 max)
+{
+	return acks(f, max, per_rtt, per_rtt, RTT * 2, 0);
 }
 
 /*
@@ -209,12 +217,7 @@ TEST(shallow_buffer_measures_to_the_next_event)
 	__u32 cwnd;
 
 	start(&f, 1224, 0);
-	for (int i = 0; i < 600; i++) {
-		struct verdict_ack a = { .now_us = f.now + i * 18, .delivered = ++f.delivered,
-					 .packets_out = 1224, .rtt_us = RTT, .rs_delivered = 612,
-					 .rs_interval_us = RTT, .cwnd_limited = 1 };
-		CHECK_EQ(verdict_on_ack(&f.s, &f.p, &a), 0);
-	}
+	CHECK_EQ(acks(&f, 600, 612, 1224, RTT, 1), 0);
 	f.now += RTT;
 	CHECK_EQ(congest(&f, 1224, 1224), 0);
 	CHECK_EQ(f.s.early, 1);
@@ -360,12 +363,7 @@ TEST(a_stalled_round_is_not_a_queue)
 	CHECK_EQ(round_of(&f, 400, RTT + 2000, BW_PPS, 0, 0, 1), 0);
 	CHECK_EQ(f.s.rounds, 3);
 	CHECK_EQ(f.s.prev_round_min_us, RTT + 2000);
-	for (int i = 0; i < 10; i++) {
-		struct verdict_ack a = { .now_us = f.now + (__u64)RTT * (i + 1) / 400,
-					 .delivered = ++f.delivered, .packets_out = 430, .rtt_us = RTT,
-					 .rs_delivered = 400, .rs_interval_us = RTT, .cwnd_limited = 1 };
-		CHECK_EQ(verdict_on_ack(&f.s, &f.p, &a), 0);
-	}
+	CHECK_EQ(acks(&f, 10, 400, 430, RTT, 1), 0);
 	CHECK_EQ(congest(&f, 430, 0), 1);
 	CHECK_EQ(f.s.end, VERDICT_END_CONGESTION);
 	CHECK_EQ(verdict_bdp(&f.s), 400);
