@@ -21,6 +21,7 @@ mkdir -p "$OUT"
 lines=$OUT/lines
 : >"$lines"
 rc=0
+dirs=()	# this run's guests' folders
 start=$(date +%s)
 
 for k in ${BCTK_KERNELS-6.1 6.12}; do
@@ -30,6 +31,7 @@ for k in ${BCTK_KERNELS-6.1 6.12}; do
 		continue
 	fi
 	read -r _ _ kver <"$kdir/package"
+	dirs+=("$OUT/$kver")
 	tools/kernels/boot.sh "$kdir" "$OUT/$kver" | tee -a "$lines" || rc=1
 done
 if [ "${BCTK_HOST:-1}" != 0 ]; then
@@ -38,4 +40,27 @@ if [ "${BCTK_HOST:-1}" != 0 ]; then
 		tee -a "$lines" || rc=1
 fi
 echo "test-kernels: $(grep -c ' ok$' "$lines") ok, $(grep -c ' FAIL: ' "$lines") failed, in $(( $(date +%s) - start )) s (logs in $OUT)"
+# CI keeps only the end of what a run printed: the failures again, last, and
+# for a guest that gave no result the console's account of why (a panic's
+# first lines), so that a failure seen once can be read afterwards
+for d in "${dirs[@]}"; do
+	[ -f "$d/console.1.log" ] || continue
+	echo "test-kernels: $(basename "$d")'s guest kernel panicked once and was booted again; its first lines ($d/console.1.log):"
+	first=$(grep -anE -m 1 'Kernel panic|BUG:|Oops|RIP:|Call Trace|WARNING:' "$d/console.1.log" | cut -d: -f1)
+	sed -n "${first:-1},+11p" "$d/console.1.log"
+done
+if grep -q ' FAIL: ' "$lines"; then
+	echo "test-kernels: failed:"
+	grep ' FAIL: ' "$lines"
+	for d in "${dirs[@]}"; do
+		[ -f "$d/console.log" ] && [ ! -f "$d/suite.rc" ] || continue
+		echo "--- $d/console.log, from the first sign of trouble:"
+		first=$(grep -anE -m 1 'Kernel panic|BUG:|Oops|RIP:|Call Trace|WARNING:|Out of memory' "$d/console.log" | cut -d: -f1)
+		if [ -n "$first" ]; then
+			sed -n "$first,+24p" "$d/console.log"
+		else
+			tail -n 25 "$d/console.log"
+		fi
+	done
+fi
 exit $rc
