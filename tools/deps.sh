@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the build, tests and evaluation need, if missing.
 # Usage: tools/deps.sh [build|test|eval|kernels]
-#   test includes build, eval includes test; kernels (make test-kernels: qemu,
-#   busybox and cpio to boot Debian's kernels in a VM) includes test.
+#   test includes build, eval includes test; kernels (qemu, busybox and cpio to
+#   boot Debian's kernels in a VM: make test-kernels, and make test's difftest,
+#   which plays a scenario the host could not decide in one) is part of test.
 set -euo pipefail
 
 build_pkgs="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libnetfilter-queue-dev pkg-config make gcc libc6-dev"
@@ -14,9 +15,8 @@ kernels_pkgs="qemu-system-x86 busybox-static cpio xz-utils"
 want=$build_pkgs
 case "${1:-build}" in
 build) ;;
-test) want="$want $test_pkgs" ;;
-eval) want="$want $test_pkgs $eval_pkgs" ;;
-kernels) want="$want $test_pkgs $kernels_pkgs" ;;
+test|kernels) want="$want $test_pkgs $kernels_pkgs" ;;
+eval) want="$want $test_pkgs $kernels_pkgs $eval_pkgs" ;;
 *) echo "deps.sh: unknown level '$1' (build, test, eval or kernels)" >&2; exit 2 ;;
 esac
 
