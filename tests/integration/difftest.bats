@@ -73,15 +73,13 @@ job() {
 # of the scenarios ended so. In the guest a step is never late for a reason
 # outside the guest, so this should never happen there.
 dt() {
-	local host
 	if [ "${DIFFTEST_GUEST:-0}" != 1 ]; then
 		run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --host --retries "$DT_HOST_RETRIES" \
 			--ca "cubic,exact=$DT_E,fast=$DT_F" "$1"
 		if slipped_only && ! grep -qxF "$1" <<<"$DT_HOST_ONLY"; then
 			# the host could not decide it: the guest, whose clock counts
 			# instructions, does (tools/difftest/README.md, "Where it runs")
-			host=$output
-			echo "$host"
+			echo "$output"
 			echo "$1: every try on the host slipped off the timing grid: played again in a qemu guest (Debian's 6.12, -icount)"
 			run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca cubic,exact,fast \
 				--out "$BATS_TEST_TMPDIR/guest" "$1"

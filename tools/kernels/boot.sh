@@ -57,8 +57,8 @@ guest
 # 3 s into its boot (an int3 Oops in sched_clock_cpu, in an interrupt). Such
 # a boot is tried once more. A panic once the suite runs is tried once more
 # only if no BPF program, trampoline or struct_ops is in the console's
-# account of it (CI once lost a guest 24 checks into its suite with the
-# console gone): the first run's console and lines are kept (console.1.log,
+# account of it (CI once lost a guest 23 checks into its suite, with its
+# console): the first run's console and lines are kept (console.1.log,
 # RES.1.out) and the panic's first lines printed on stderr, so that it is
 # seen whatever the second boot does. A panic with one of ours in it fails.
 ours='bpf_prog_|bpf_trampoline|bpf_struct_ops|\[bpf\]'

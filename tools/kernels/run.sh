@@ -40,14 +40,25 @@ if [ "${BCTK_HOST:-1}" != 0 ]; then
 		tee -a "$lines" || rc=1
 fi
 echo "test-kernels: $(grep -c ' ok$' "$lines") ok, $(grep -c ' FAIL: ' "$lines") failed, in $(( $(date +%s) - start )) s (logs in $OUT)"
+# trouble CONSOLE N: N lines of a guest's console from the first sign of
+# trouble (a panic, BUG, Oops, RIP, call trace, warning), or its last N
+trouble() {
+	local first
+	first=$(grep -anE -m 1 'Kernel panic|BUG:|Oops|RIP:|Call Trace|WARNING:|Out of memory' "$1" | cut -d: -f1)
+	if [ -n "$first" ]; then
+		sed -n "$first,+$(($2 - 1))p" "$1"
+	else
+		tail -n "$2" "$1"
+	fi
+}
+
 # CI keeps only the end of what a run printed: the failures again, last, and
-# for a guest that gave no result the console's account of why (a panic's
-# first lines), so that a failure seen once can be read afterwards
+# for a guest that gave no result the console's account of why, so that a
+# failure seen once can be read afterwards
 for d in "${dirs[@]}"; do
 	[ -f "$d/console.1.log" ] || continue
 	echo "test-kernels: $(basename "$d")'s guest kernel panicked once and was booted again; its first lines ($d/console.1.log):"
-	first=$(grep -anE -m 1 'Kernel panic|BUG:|Oops|RIP:|Call Trace|WARNING:' "$d/console.1.log" | cut -d: -f1)
-	sed -n "${first:-1},+11p" "$d/console.1.log"
+	trouble "$d/console.1.log" 12
 done
 if grep -q ' FAIL: ' "$lines"; then
 	echo "test-kernels: failed:"
@@ -55,12 +66,7 @@ if grep -q ' FAIL: ' "$lines"; then
 	for d in "${dirs[@]}"; do
 		[ -f "$d/console.log" ] && [ ! -f "$d/suite.rc" ] || continue
 		echo "--- $d/console.log, from the first sign of trouble:"
-		first=$(grep -anE -m 1 'Kernel panic|BUG:|Oops|RIP:|Call Trace|WARNING:|Out of memory' "$d/console.log" | cut -d: -f1)
-		if [ -n "$first" ]; then
-			sed -n "$first,+24p" "$d/console.log"
-		else
-			tail -n 25 "$d/console.log"
-		fi
+		trouble "$d/console.log" 25
 	done
 fi
 exit $rc
