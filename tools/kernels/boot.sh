@@ -23,6 +23,8 @@ OUT=${2:?usage: boot.sh KDIR OUT}
 TIMEOUT=${BCTK_TIMEOUT:-600}
 RUN=${BCTK_RUN:-$REPO/tools/kernels/guest.sh}
 RES=${BCTK_RESULT:-suite}
+# shellcheck source=trouble.sh
+. "$REPO/tools/kernels/trouble.sh"
 read -r -a qopts <<<"${BCTK_QEMU_OPTS:-}"
 
 read -r _ _ kver <"$KDIR/package"
@@ -69,8 +71,7 @@ if [ ! -e "$OUT/$RES.rc" ] && grep -aq 'Kernel panic' "$OUT/console.log"; then
 		mv "$OUT/console.log" "$OUT/console.1.log"
 		[ ! -e "$OUT/$RES.out" ] || mv "$OUT/$RES.out" "$OUT/$RES.1.out"
 		echo "$kver: the guest kernel panicked $when, with no BPF program of ours in its trace ($OUT/console.1.log):" >&2
-		first=$(grep -anE -m 1 'Kernel panic|BUG:|Oops|RIP:|Call Trace|WARNING:' "$OUT/console.1.log" | cut -d: -f1)
-		sed -n "${first:-1},+19p" "$OUT/console.1.log" | sed 's/^/    /' >&2
+		trouble "$OUT/console.1.log" 20 | sed 's/^/    /' >&2
 		echo "$kver: booting it once more" >&2
 		guest
 	fi

@@ -12,6 +12,8 @@
 # Logs, consoles and dmesg of each run: build/kernels/KVER/, build/kernels/host/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=trouble.sh
+. tools/kernels/trouble.sh
 OUT=build/kernels
 
 [ "$(id -u)" -eq 0 ] || { echo "test-kernels: must be run as root: sudo make test-kernels" >&2; exit 1; }
@@ -40,18 +42,6 @@ if [ "${BCTK_HOST:-1}" != 0 ]; then
 		tee -a "$lines" || rc=1
 fi
 echo "test-kernels: $(grep -c ' ok$' "$lines") ok, $(grep -c ' FAIL: ' "$lines") failed, in $(( $(date +%s) - start )) s (logs in $OUT)"
-# trouble CONSOLE N: N lines of a guest's console from the first sign of
-# trouble (a panic, BUG, Oops, RIP, call trace, warning), or its last N
-trouble() {
-	local first
-	first=$(grep -anE -m 1 'Kernel panic|BUG:|Oops|RIP:|Call Trace|WARNING:|Out of memory' "$1" | cut -d: -f1)
-	if [ -n "$first" ]; then
-		sed -n "$first,+$(($2 - 1))p" "$1"
-	else
-		tail -n "$2" "$1"
-	fi
-}
-
 # CI keeps only the end of what a run printed: the failures again, last, and
 # for a guest that gave no result the console's account of why, so that a
 # failure seen once can be read afterwards
