@@ -142,7 +142,7 @@ run_integration() {
 				n=$(basename "$s")
 				t0=$SECONDS
 				# a background job ignores SIGINT; bats needs it for its teardown
-				env --default-signal=INT bats --tap "$s" >"$lane_dir/$n.out" 2>&1
+				env --default-signal=INT bats --tap --timing "$s" >"$lane_dir/$n.out" 2>&1
 				echo $((SECONDS - t0)) >"$lane_dir/$n.time"
 			done
 		) &
@@ -162,7 +162,7 @@ run_integration() {
 		fi
 		out=$(mktemp)
 		t0=$SECONDS
-		BCT_QUICK=${QUICK:-} bats --tap "${filter[@]}" "$s" 2>&1 | tee "$out"
+		BCT_QUICK=${QUICK:-} bats --tap --timing "${filter[@]}" "$s" 2>&1 | tee "$out"
 		echo "== $(basename "$s"): $((SECONDS - t0)) s"
 		count_suite "$s" "$out" $((SECONDS - t0))
 		rm -f "$out"
