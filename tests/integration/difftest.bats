@@ -4,19 +4,18 @@
 # against the kernel's cubic, bpf_cubic exact and bpf_cubic fast; their
 # TCP_INFO trajectories must be identical step by step (tools/difftest/README.md).
 #
-# make test plays each scenario on this machine's kernel, in real time
-# (retries when the grid slips); a scenario whose every try slipped there
-# (DT_HOST_RETRIES retries, default 6) is played again in a qemu guest of
-# Debian's 6.12 whose clock counts instructions, which decides it whatever
-# the host's load (one boot per such scenario, 40-90 s each; ca_long_wmax1e3,
-# over 20 minutes in the guest, keeps the host's verdict). One still
-# undecided is skipped and counted; more than a quarter fails the suite.
-# DIFFTEST_GUEST=1 (make difftest-guest) plays them all in one qemu
-# guest instead (Debian's 6.12, -icount shift=0,sleep=off: a clock that counts
-# instructions, so the host's load cannot make the peer late), booted once in
-# setup_file with every job below; each test reads its scenario's verdict.
-# The guest decides every scenario whatever the load, but takes about an hour
-# on these two cores (tools/difftest/README.md), too long for make test yet.
+# make test plays every scenario on this machine's kernel, in real time, in
+# one run in setup_file (retries when the grid slips); the scenarios whose
+# every try slipped there (DT_HOST_RETRIES retries, default 6) are played
+# again, all in one boot, in a qemu guest of Debian's 6.12 whose clock counts
+# instructions, which decides them whatever the host's load (ca_long_wmax1e3,
+# over 20 minutes in the guest, keeps the host's verdict). Each test reads
+# its scenario's verdict and prints its lines. One still undecided is skipped
+# and counted; more than a quarter fails the suite.
+# DIFFTEST_GUEST=1 (make difftest-guest) plays them all in the guest instead,
+# with the three deliberate differences below as jobs of the same boot. The
+# guest decides every scenario whatever the load, but takes about an hour on
+# these two cores (tools/difftest/README.md), too long for make test yet.
 
 load lib
 
@@ -31,11 +30,22 @@ setup_file() {
 		# checkout's suite on a shared machine) are not our leftovers
 		export DIFFTEST_NS="bctdtb$$"
 		# a scenario the host could not decide in this many retries is
-		# played in the guest (dt); the scenarios too long for the guest
-		# (ca_long_wmax1e3: over 20 minutes there) keep the host's verdict
+		# played in the guest (dt_plan); the scenarios too long for the
+		# guest (ca_long_wmax1e3: over 20 minutes there) keep the host's
+		# verdict
 		export DT_HOST_RETRIES=${DT_HOST_RETRIES:-6} DT_HOST_ONLY="ca_long_wmax1e3"
 		"$CUBICCTL" load --name "$DT_E" >/dev/null
 		"$CUBICCTL" load --name "$DT_F" --datapath fast >/dev/null
+		if [ -n "${BCT_QUICK:-}" ]; then
+			# make test-quick runs one scenario's test (tests/quick.list)
+			dt_plan "$BATS_FILE_TMPDIR" "$(awk -F'\t' '$1 == "difftest.bats" { sub(/^difftest: /, "", $2); print $2 }' \
+				"$REPO/tests/quick.list")"
+		else
+			# DT_SCENARIOS="a b": those only (a developer's run with
+			# bats --filter; the others' tests find no verdict)
+			# shellcheck disable=SC2046
+			dt_plan "$BATS_FILE_TMPDIR" ${DT_SCENARIOS:-$("$DIFFTEST" --list | awk '{ print $1 }')}
+		fi
 		return 0
 	fi
 	# one boot, four jobs: every scenario, then three deliberate differences
@@ -55,6 +65,55 @@ teardown_file() {
 	fi
 }
 
+# dt_plan DIR SCENARIO...: every scenario played on the host, in one run
+# (DIR/host.log, DIR/host.json: its status is each scenario's); those whose every try slipped, but for
+# DT_HOST_ONLY's, listed in DIR/to_guest and played again in one guest boot
+# (DIR/guest/1.out, 1.json, 1.rc; its console and what it printed in
+# DIR/guest.log). One boot for all: a boot and the staging of what the guest
+# runs cost 15-20 s of the 40-90 s a scenario took when each had its own.
+dt_plan() {
+	local dir=$1
+	shift
+	env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --host --retries "$DT_HOST_RETRIES" \
+		--ca "cubic,exact=$DT_E,fast=$DT_F" --json "$dir/host.json" "$@" >"$dir/host.log" 2>&1 || true
+	/usr/bin/python3 - "$dir/host.json" "$DT_HOST_ONLY" >"$dir/to_guest" <<-'PY'
+		import json, sys
+		try:
+		    runs = json.load(open(sys.argv[1]))["scenarios"]
+		except (OSError, ValueError, KeyError):
+		    sys.exit(0)
+		for name, e in runs.items():
+		    errs = e.get("error") or []
+		    if errs and all("the grid slipped" in x for x in errs) and name not in sys.argv[2].split():
+		        print(name)
+	PY
+	[ -s "$dir/to_guest" ] || return 0
+	echo "--ca cubic,exact,fast $(tr '\n' ' ' <"$dir/to_guest")" >"$dir/jobs"
+	PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --batch "$dir/jobs" --out "$dir/guest" >"$dir/guest.log" 2>&1 || true
+}
+
+# from_run LOG JSON SCENARIO: the scenario's lines of a run of many (its
+# verdict, retries, first difference) in $output; in $status 0 (agreed), 1
+# (differs) or 3 (a run failed or slipped, or the run has no verdict for it)
+from_run() {
+	output=$(awk -v s="$3" '$2 == s || $2 == s":" || $1 == s":" || index($1, s"/") == 1 {p = 1; print; next}
+		p && /^   / {print; next} {p = 0}' "$1" 2>/dev/null)
+	status=$(/usr/bin/python3 - "$2" "$3" <<-'PY'
+		import json, sys
+		try:
+		    e = json.load(open(sys.argv[1]))["scenarios"].get(sys.argv[2])
+		except (OSError, ValueError, KeyError):
+		    e = None
+		if e is None or e.get("error"):
+		    print(3)
+		else:
+		    print(0 if all(v is True for v in e["agree"].values()) else 1)
+	PY
+	)
+	[ -n "$output" ] || output="no verdict on $3 in $1; its end:
+$(tail -n 30 "$1" 2>/dev/null)"
+}
+
 # job N: its output and exit status in the guest (setup_file), or why not
 job() {
 	if [ ! -f "$DT_OUT/$1.rc" ]; then
@@ -66,50 +125,37 @@ job() {
 	status=$(cat "$DT_OUT/$1.rc")
 }
 
-# dt SCENARIO: cubic = exact = fast, or the first differing step is shown. A
-# scenario whose every try slipped off the timing grid (status 3 with "the
-# grid slipped", no DIFF) proves nothing either way: it is skipped, named, and
-# counted by the last test of this file, which fails if more than a quarter
-# of the scenarios ended so. In the guest a step is never late for a reason
-# outside the guest, so this should never happen there.
+# dt SCENARIO: cubic = exact = fast, or the first differing step is shown,
+# from the runs of setup_file (DT_DIR: another dt_plan's). A scenario whose
+# every try slipped off the timing grid on the host is decided by the guest;
+# one the guest gave no verdict on (a boot that failed, no kernel package)
+# proves nothing either way: it is skipped, named, and counted by the last
+# test of this file, which fails if more than a quarter of the scenarios
+# ended so. In the guest a step is never late for a reason outside the
+# guest, so the guest never leaves one undecided for its timing.
 dt() {
+	local dir=${DT_DIR:-$BATS_FILE_TMPDIR}
 	if [ "${DIFFTEST_GUEST:-0}" != 1 ]; then
-		run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --host --retries "$DT_HOST_RETRIES" \
-			--ca "cubic,exact=$DT_E,fast=$DT_F" "$1"
-		if slipped_only && ! grep -qxF "$1" <<<"$DT_HOST_ONLY"; then
+		from_run "$dir/host.log" "$dir/host.json" "$1"
+		if grep -qxF "$1" "$dir/to_guest" 2>/dev/null; then
 			# the host could not decide it: the guest, whose clock counts
 			# instructions, does (tools/difftest/README.md, "Where it runs")
 			echo "$output"
 			echo "$1: every try on the host slipped off the timing grid: played again in a qemu guest (Debian's 6.12, -icount)"
-			run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --ca cubic,exact,fast \
-				--out "$BATS_TEST_TMPDIR/guest" "$1"
-			if [ "$status" -eq 3 ] && [[ "$output" != *"DIFF "* ]] && grep -qE \
-				"difftest: (the guest gave no result|the guest's packages are missing|no kernel package)" <<<"$output"; then
-				# no guest to decide it (a boot that failed, no kernel
-				# package): as undecided as the host left it
-				echo "$output"
+			if [ ! -f "$dir/guest/1.rc" ]; then
+				# no guest to decide it: as undecided as the host left it
+				tail -n 30 "$dir/guest.log"
 				echo "$1" >>"${DT_BOOK:-$BATS_FILE_TMPDIR}/inconclusive"
 				skip "$1: every try on the host slipped, and the guest gave no verdict (inconclusive, counted)"
 			fi
+			grep -E "^difftest: (in a qemu guest|guest run)" "$dir/guest.log"
+			from_run "$dir/guest/1.out" "$dir/guest/1.json" "$1"
 			echo "$1" >>"${DT_BOOK:-$BATS_FILE_TMPDIR}/guest_decided"
 			echo "# $1: the host's every try slipped; in the guest: $(grep -E "^(ok|DIFF|FAIL) +$1" <<<"$output" | head -n 1)" >&3
 		fi
 	else
 		job 1 || return 1
-		# the scenario's lines of the whole run: its verdict, retries, first difference
-		output=$(awk -v s="$1" '$2 == s || $2 == s":" || index($1, s"/") == 1 {p = 1; print; next}
-			p && /^   / {print; next} {p = 0}' <<<"$output")
-		status=$(python3 - "$DT_OUT/1.json" "$1" <<-'PY'
-			import json, sys
-			e = json.load(open(sys.argv[1]))["scenarios"].get(sys.argv[2])
-			if e is None:
-			    print(3)
-			elif e.get("error"):
-			    print(3)
-			else:
-			    print(0 if all(v is True for v in e["agree"].values()) else 1)
-		PY
-		)
+		from_run "$DT_OUT/1.out" "$DT_OUT/1.json" "$1"
 	fi
 	echo "$output"
 	if slipped_only; then
@@ -435,7 +481,8 @@ dt_job() {
 # fails here).
 @test "difftest: a scenario whose every try slipped on the host is decided in the guest" {
 	[ "${DIFFTEST_GUEST:-0}" != 1 ] || skip "the guest is where every scenario plays here"
-	(DIFFTEST_LATE_US=0 DT_HOST_RETRIES=0 DT_BOOK=$BATS_TEST_TMPDIR dt hystart_train_unpaced) \
+	(DIFFTEST_LATE_US=0 DT_HOST_RETRIES=0 dt_plan "$BATS_TEST_TMPDIR" hystart_train_unpaced &&
+		DT_DIR=$BATS_TEST_TMPDIR DT_BOOK=$BATS_TEST_TMPDIR dt hystart_train_unpaced) \
 		>"$BATS_TEST_TMPDIR/dt.out" 2>&1
 	cat "$BATS_TEST_TMPDIR/dt.out"
 	grep -q "hystart_train_unpaced/cubic: retry: " "$BATS_TEST_TMPDIR/dt.out"
