@@ -39,6 +39,18 @@ cp "$REPO/tools/kernels/init" "$ir/init"
 rm -rf "$ir"
 printf 'REPO=%q\nKDIR=%q\nLABEL=%q\n' "$REPO" "$KDIR" "$kver" >"$OUT/guest.env"
 
+# `timeout` puts qemu in a process group of its own, which a Ctrl-C or a
+# TERM to ours does not reach: stop it here, or it runs on alone for up to
+# TIMEOUT seconds (an interrupted CI-like run left one)
+qpid=
+stop_guest() {
+	[ -z "$qpid" ] || kill -TERM "$qpid" 2>/dev/null
+	[ -z "$qpid" ] || wait "$qpid" 2>/dev/null
+	echo "$kver: interrupted: the guest is stopped" >&2
+	exit 130
+}
+trap stop_guest INT TERM HUP
+
 guest() {
 	start=$(date +%s)
 	qrc=0
@@ -49,7 +61,10 @@ guest() {
 		-append "console=ttyS0 panic=-1 quiet loglevel=4 ${BCTK_APPEND:-}bctk.run=$RUN bctk.out=$OUT" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$OUT,mount_tag=bctkout,security_model=none" \
-		</dev/null >"$OUT/console.log" 2>&1 || qrc=$?
+		</dev/null >"$OUT/console.log" 2>&1 &
+	qpid=$!
+	wait "$qpid" || qrc=$?
+	qpid=
 	echo "$kver: guest ran $(( $(date +%s) - start )) s (qemu exit $qrc; logs in $OUT)" >&2
 }
 
