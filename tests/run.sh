@@ -6,7 +6,8 @@
 #   tests/run.sh all           both
 #   tests/run.sh quick         unit tests, the docs checks and one integration test per
 #                              suite (tests/quick.list): make test-quick, a few minutes
-# Set TESTS="name.bats ..." to run some integration suites only.
+# Set TESTS="name.bats ..." to run some integration suites only. difftest.bats
+# plays in a side lane beside the others (below; TESTS_SERIAL=1: in turn).
 set -u
 cd "$(dirname "$0")/.."
 
@@ -102,8 +103,6 @@ count_suite() {
 # TESTS_SERIAL=1 plays every suite in turn; TESTS_SIDE_LANE="a.bats ..." names
 # the side lane's suites instead.
 read -ra SIDE_LANE <<<"${TESTS_SIDE_LANE-difftest.bats}"
-# side-lane suites that say when the others may start (TESTS_LANE_GO, below)
-QUIET_START=(difftest.bats)
 lane_pid=
 lane_dir=
 
@@ -139,12 +138,6 @@ run_integration() {
 		lane_dir=$(mktemp -d)
 		trap 'lane_stop; rm -rf "$lane_dir"; exit 130' INT TERM
 		echo "== side lane: ${side[*]##*/} play beside the other suites; their results follow (TESTS_SERIAL=1: in turn)"
-		# the lane's first suite may play its most timing-bound part on a
-		# quiet machine first: if it is one of QUIET_START, the other suites
-		# wait until it touches TESTS_LANE_GO (difftest.bats: the scenarios
-		# only the host decides), at most 10 minutes
-		export TESTS_LANE_GO=$lane_dir/go
-		[[ " ${QUIET_START[*]} " == *" $(basename "${side[0]}") "* ]] || touch "$TESTS_LANE_GO"
 		(
 			for s in "${side[@]}"; do
 				n=$(basename "$s")
@@ -152,17 +145,9 @@ run_integration() {
 				# a background job ignores SIGINT; bats needs it for its teardown
 				env --default-signal=INT bats --tap --timing "$s" >"$lane_dir/$n.out" 2>&1
 				echo $((SECONDS - t0)) >"$lane_dir/$n.time"
-				touch "$TESTS_LANE_GO"
 			done
 		) &
 		lane_pid=$!
-		unset TESTS_LANE_GO
-		if [ ! -e "$lane_dir/go" ]; then
-			echo "== the other suites wait for ${side[0]##*/}'s quiet start"
-			t0=$SECONDS
-			while [ ! -e "$lane_dir/go" ] && [ $((SECONDS - t0)) -lt 600 ]; do sleep 0.5; done
-			echo "== the side lane's quiet start took $((SECONDS - t0)) s"
-		fi
 	fi
 	for s in "${main[@]}"; do
 		echo "== $s"

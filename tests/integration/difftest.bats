@@ -8,10 +8,13 @@
 # one run in setup_file (retries when the grid slips); the scenarios whose
 # every try slipped there (DT_HOST_RETRIES retries, default 6) are played
 # again, all in one boot, in a qemu guest of Debian's 6.12 whose clock counts
-# instructions, which decides them whatever the host's load (ca_long_wmax1e3,
-# over 20 minutes in the guest, keeps the host's verdict). Each test reads
-# its scenario's verdict and prints its lines. One still undecided is skipped
-# and counted; more than a quarter fails the suite.
+# instructions, which decides them whatever the host's load. A second guest,
+# booted at once beside the host's run, plays the three deliberate
+# differences and DT_GUEST_FIRST's scenarios (ca_long_wmax1e3, which this
+# host could not play without a slip beside the other suites, or before
+# them). Each test reads its scenario's verdict and prints its lines. One
+# still undecided is skipped and counted; more than a quarter fails the
+# suite.
 # DIFFTEST_GUEST=1 (make difftest-guest) plays them all in the guest instead,
 # with the three deliberate differences below as jobs of the same boot. The
 # guest decides every scenario whatever the load, but takes about an hour on
@@ -30,27 +33,40 @@ setup_file() {
 		# checkout's suite on a shared machine) are not our leftovers
 		export DIFFTEST_NS="bctdtb$$"
 		# a scenario the host could not decide in this many retries is
-		# played in the guest (dt_plan); the scenarios too long for the
-		# guest (ca_long_wmax1e3: over 20 minutes there) keep the host's
-		# verdict
-		export DT_HOST_RETRIES=${DT_HOST_RETRIES:-6} DT_HOST_ONLY="ca_long_wmax1e3"
+		# played in the guest (dt_plan)
+		export DT_HOST_RETRIES=${DT_HOST_RETRIES:-6}
 		"$CUBICCTL" load --name "$DT_E" >/dev/null
 		"$CUBICCTL" load --name "$DT_F" --datapath fast >/dev/null
-		# the three deliberate differences play in the same guest boot
-		# (dt_job): beside the other suites the host slipped on them in 13
-		# tries of 13
-		dt_diff_jobs >"$BATS_FILE_TMPDIR/diff_jobs"
 		if [ -n "${BCT_QUICK:-}" ]; then
 			# make test-quick runs one scenario's test (tests/quick.list)
 			dt_plan "$BATS_FILE_TMPDIR" "$(awk -F'\t' '$1 == "difftest.bats" { sub(/^difftest: /, "", $2); print $2 }' \
 				"$REPO/tests/quick.list")"
-		else
-			# DT_SCENARIOS="a b": those only (a developer's run with
-			# bats --filter; the others' tests find no verdict)
-			# shellcheck disable=SC2046
-			DT_PLAN_JOBS=$BATS_FILE_TMPDIR/diff_jobs dt_plan "$BATS_FILE_TMPDIR" \
-				${DT_SCENARIOS:-$("$DIFFTEST" --list | awk '{ print $1 }')}
+			return 0
 		fi
+		# DT_GUEST_FIRST's scenarios and the three deliberate differences
+		# (dt_job) play in a guest of their own, booted at once, beside the
+		# host's run of the others: the host could not decide them beside
+		# the other suites (ca_long_wmax1e3: 21 tries of 21 slipped, also
+		# alone on this machine before them; two of the differences 13 of
+		# 13), and the guest's ca_long_wmax1e3 (3 x 10407 steps) takes
+		# minutes
+		export DT_GUEST_FIRST=${DT_GUEST_FIRST-ca_long_wmax1e3}
+		# DT_SCENARIOS="a b": those only (a developer's run with
+		# bats --filter; the others' tests find no verdict)
+		local sc first=() rest=()
+		for sc in ${DT_SCENARIOS:-$("$DIFFTEST" --list | awk '{ print $1 }')}; do
+			if [[ " $DT_GUEST_FIRST " == *" $sc "* ]]; then first+=("$sc"); else rest+=("$sc"); fi
+		done
+		{
+			dt_diff_jobs
+			[ ${#first[@]} -eq 0 ] || echo "--ca cubic,exact,fast ${first[*]}"
+		} >"$BATS_FILE_TMPDIR/first_jobs"
+		PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --batch "$BATS_FILE_TMPDIR/first_jobs" \
+			--out "$BATS_FILE_TMPDIR/guest0" >"$BATS_FILE_TMPDIR/guest0.log" 2>&1 3>&- </dev/null &
+		echo $! >"$BATS_FILE_TMPDIR/guest0.pid"
+		[ ${#rest[@]} -eq 0 ] || dt_plan "$BATS_FILE_TMPDIR" "${rest[@]}"
+		wait "$(cat "$BATS_FILE_TMPDIR/guest0.pid")" || true
+		rm -f "$BATS_FILE_TMPDIR/guest0.pid"
 		return 0
 	fi
 	# one boot, four jobs: every scenario, then three deliberate differences
@@ -66,70 +82,43 @@ dt_diff_jobs() {
 }
 
 teardown_file() {
+	# setup_file interrupted: its first guest (a background job) goes too
+	if [ -f "$BATS_FILE_TMPDIR/guest0.pid" ]; then
+		kill -TERM "$(cat "$BATS_FILE_TMPDIR/guest0.pid")" 2>/dev/null || true
+		sleep 2
+	fi
 	if [ "${DIFFTEST_GUEST:-0}" != 1 ]; then
 		force_unload "$DT_E"
 		force_unload "$DT_F"
 	fi
 }
 
-# dt_plan DIR SCENARIO...: every scenario played on the host (DIR/host.log,
-# DIR/host.json: the host runs' verdicts, merged); those whose every try slipped, but for
-# DT_HOST_ONLY's, listed in DIR/to_guest and played again in one guest boot
+# dt_plan DIR SCENARIO...: every scenario played on the host in one run
+# (DIR/host.log, DIR/host.json: its status is each scenario's); those whose
+# every try slipped listed in DIR/to_guest and played again in one guest boot
 # (DIR/guest/1.out, 1.json, 1.rc; its console and what it printed in
 # DIR/guest.log). One boot for all: a boot and the staging of what the guest
 # runs were most of the 40-90 s a scenario took with a boot of its own (one
 # scenario alone: 44 s; two in one boot: 48 s).
 dt_plan() {
-	local dir=$1 first=() rest=() sc
-	shift
-	# tests/run.sh's side lane (TESTS_LANE_GO): the other suites wait until
-	# this touches that file, so that the scenarios only the host decides
-	# play first, on a quiet machine (ca_long_wmax1e3 slipped in 21 tries of
-	# 21 beside them)
-	for sc in "$@"; do
-		if [ -n "${TESTS_LANE_GO:-}" ] && [[ " $DT_HOST_ONLY " == *" $sc "* ]]; then
-			first+=("$sc")
-		else
-			rest+=("$sc")
-		fi
-	done
-	[ ${#first[@]} -eq 0 ] || dt_host "$dir/host0" "${first[@]}"
-	[ -z "${TESTS_LANE_GO:-}" ] || touch "$TESTS_LANE_GO"
-	[ ${#rest[@]} -eq 0 ] || dt_host "$dir/host1" "${rest[@]}"
-	cat "$dir"/host[01].log >"$dir/host.log" 2>/dev/null || true
-	/usr/bin/python3 - "$dir/host.json" "$DT_HOST_ONLY" "$dir"/host[01].json >"$dir/to_guest" <<-'PY'
-		import json, sys
-		runs = {}
-		for f in sys.argv[3:]:
-		    try:
-		        runs.update(json.load(open(f))["scenarios"])
-		    except (OSError, ValueError, KeyError):
-		        pass
-		json.dump({"scenarios": runs}, open(sys.argv[1], "w"))
-		for name, e in runs.items():
-		    errs = e.get("error") or []
-		    if errs and all("the grid slipped" in x for x in errs) and name not in sys.argv[2].split():
-		        print(name)
-	PY
-	# the guest's jobs: DT_PLAN_JOBS's lines, then the scenarios (its job
-	# number in DIR/guest_job)
-	: >"$dir/jobs"
-	[ -z "${DT_PLAN_JOBS:-}" ] || cat "$DT_PLAN_JOBS" >>"$dir/jobs"
-	if [ -s "$dir/to_guest" ]; then
-		echo "--ca cubic,exact,fast $(tr '\n' ' ' <"$dir/to_guest")" >>"$dir/jobs"
-		wc -l <"$dir/jobs" >"$dir/guest_job"
-	fi
-	[ -s "$dir/jobs" ] || return 0
-	PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --batch "$dir/jobs" --out "$dir/guest" >"$dir/guest.log" 2>&1 || true
-}
-
-# dt_host PREFIX SCENARIO...: one host run of them (PREFIX.log, PREFIX.json;
-# its status is each scenario's, in the JSON)
-dt_host() {
-	local p=$1
+	local dir=$1
 	shift
 	env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --host --retries "$DT_HOST_RETRIES" \
-		--ca "cubic,exact=$DT_E,fast=$DT_F" --json "$p.json" "$@" >"$p.log" 2>&1 || true
+		--ca "cubic,exact=$DT_E,fast=$DT_F" --json "$dir/host.json" "$@" >"$dir/host.log" 2>&1 || true
+	/usr/bin/python3 - "$dir/host.json" >"$dir/to_guest" <<-'PY'
+		import json, sys
+		try:
+		    runs = json.load(open(sys.argv[1]))["scenarios"]
+		except (OSError, ValueError, KeyError):
+		    sys.exit(0)
+		for name, e in runs.items():
+		    errs = e.get("error") or []
+		    if errs and all("the grid slipped" in x for x in errs):
+		        print(name)
+	PY
+	[ -s "$dir/to_guest" ] || return 0
+	echo "--ca cubic,exact,fast $(tr '\n' ' ' <"$dir/to_guest")" >"$dir/jobs"
+	PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --batch "$dir/jobs" --out "$dir/guest" >"$dir/guest.log" 2>&1 || true
 }
 
 # from_run LOG JSON SCENARIO: the scenario's lines of a run of many (its
@@ -175,23 +164,30 @@ job() {
 # guest, so the guest never leaves one undecided for its timing.
 dt() {
 	local dir=${DT_DIR:-$BATS_FILE_TMPDIR}
-	if [ "${DIFFTEST_GUEST:-0}" != 1 ]; then
+	if [ "${DIFFTEST_GUEST:-0}" != 1 ] && [[ " ${DT_GUEST_FIRST:-} " == *" $1 "* ]]; then
+		# played in setup_file's first guest only (job 4, after dt_diff_jobs')
+		grep -E "^difftest: (in a qemu guest|guest run|the guest gave no result)" "$dir/guest0.log"
+		if [ ! -f "$dir/guest0/4.rc" ]; then
+			tail -n 30 "$dir/guest0.log"
+			echo "$1" >>"${DT_BOOK:-$BATS_FILE_TMPDIR}/inconclusive"
+			skip "$1: the guest gave no verdict (inconclusive, counted)"
+		fi
+		from_run "$dir/guest0/4.out" "$dir/guest0/4.json" "$1"
+	elif [ "${DIFFTEST_GUEST:-0}" != 1 ]; then
 		from_run "$dir/host.log" "$dir/host.json" "$1"
 		if grep -qxF "$1" "$dir/to_guest" 2>/dev/null; then
 			# the host could not decide it: the guest, whose clock counts
 			# instructions, does (tools/difftest/README.md, "Where it runs")
 			echo "$output"
 			echo "$1: every try on the host slipped off the timing grid: played again in a qemu guest (Debian's 6.12, -icount)"
-			local j
-			j=$(cat "$dir/guest_job")
-			if [ ! -f "$dir/guest/$j.rc" ]; then
+			if [ ! -f "$dir/guest/1.rc" ]; then
 				# no guest to decide it: as undecided as the host left it
 				tail -n 30 "$dir/guest.log"
 				echo "$1" >>"${DT_BOOK:-$BATS_FILE_TMPDIR}/inconclusive"
 				skip "$1: every try on the host slipped, and the guest gave no verdict (inconclusive, counted)"
 			fi
 			grep -E "^difftest: (in a qemu guest|guest run)" "$dir/guest.log"
-			from_run "$dir/guest/$j.out" "$dir/guest/$j.json" "$1"
+			from_run "$dir/guest/1.out" "$dir/guest/1.json" "$1"
 			echo "$1" >>"${DT_BOOK:-$BATS_FILE_TMPDIR}/guest_decided"
 			echo "# $1: the host's every try slipped; in the guest: $(grep -E "^(ok|DIFF|FAIL) +$1" <<<"$output" | head -n 1)" >&3
 		fi
@@ -423,7 +419,7 @@ assert_clean() {
 }
 
 # dt_job N ARGS: job N of DIFFTEST_GUEST=1's boot; in make test, job N-1 of
-# setup_file's guest boot (dt_diff_jobs' lines come first there), or, if that
+# setup_file's first guest (dt_diff_jobs' lines come first there), or, if that
 # guest gave no result (make test-quick boots none), the host's difftest with
 # the same arguments
 dt_job() {
@@ -431,10 +427,10 @@ dt_job() {
 	shift
 	if [ "${DIFFTEST_GUEST:-0}" = 1 ]; then
 		job "$n" || return 1
-	elif [ -f "$BATS_FILE_TMPDIR/guest/$((n - 1)).rc" ]; then
-		grep -E "^difftest: (in a qemu guest|guest run)" "$BATS_FILE_TMPDIR/guest.log"
-		output=$(cat "$BATS_FILE_TMPDIR/guest/$((n - 1)).out")
-		status=$(cat "$BATS_FILE_TMPDIR/guest/$((n - 1)).rc")
+	elif [ -f "$BATS_FILE_TMPDIR/guest0/$((n - 1)).rc" ]; then
+		grep -E "^difftest: (in a qemu guest|guest run)" "$BATS_FILE_TMPDIR/guest0.log"
+		output=$(cat "$BATS_FILE_TMPDIR/guest0/$((n - 1)).out")
+		status=$(cat "$BATS_FILE_TMPDIR/guest0/$((n - 1)).rc")
 	else
 		run env PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --host "$@"
 	fi
