@@ -42,30 +42,23 @@ setup_file() {
 				"$REPO/tests/quick.list")"
 			return 0
 		fi
-		# the three deliberate differences (dt_job), and DT_GUEST_FIRST's
-		# scenarios if any, play in a guest of their own, booted at once,
-		# beside the host's run of the others (beside the other suites the
-		# host slipped on two of the differences in 13 tries of 13).
-		# ca_long_wmax1e3 (3 x 10407 steps) keeps the host's verdict
-		# (DT_HOST_ONLY): this host slipped in it 21 tries of 21 beside the
-		# other suites, and alone before them, but in the guest beside them
-		# it took over 26 minutes (DT_GUEST_FIRST=ca_long_wmax1e3 plays it
-		# there); undecided, it is counted as inconclusive
-		export DT_GUEST_FIRST=${DT_GUEST_FIRST-} DT_HOST_ONLY="ca_long_wmax1e3"
-		# DT_SCENARIOS="a b": those only (a developer's run with
-		# bats --filter; the others' tests find no verdict)
-		local sc first=() rest=()
-		for sc in ${DT_SCENARIOS:-$("$DIFFTEST" --list | awk '{ print $1 }')}; do
-			if [[ " $DT_GUEST_FIRST " == *" $sc "* ]]; then first+=("$sc"); else rest+=("$sc"); fi
-		done
-		{
-			dt_diff_jobs
-			[ ${#first[@]} -eq 0 ] || echo "--ca cubic,exact,fast ${first[*]}"
-		} >"$BATS_FILE_TMPDIR/first_jobs"
+		# the three deliberate differences (dt_job) play in a guest of their
+		# own, booted at once, beside the host's run of the scenarios
+		# (beside the other suites the host slipped on two of them in 13
+		# tries of 13). ca_long_wmax1e3 (3 x 10407 steps) keeps the host's
+		# verdict (DT_HOST_ONLY): this host slipped in it 21 tries of 21
+		# beside the other suites, and alone before them, but in a guest
+		# beside them it ran over 26 minutes; undecided, it is counted as
+		# inconclusive
+		export DT_HOST_ONLY="ca_long_wmax1e3"
+		dt_diff_jobs >"$BATS_FILE_TMPDIR/first_jobs"
 		PYTHONDONTWRITEBYTECODE=1 "$DIFFTEST" --batch "$BATS_FILE_TMPDIR/first_jobs" \
 			--out "$BATS_FILE_TMPDIR/guest0" >"$BATS_FILE_TMPDIR/guest0.log" 2>&1 3>&- </dev/null &
 		echo $! >"$BATS_FILE_TMPDIR/guest0.pid"
-		[ ${#rest[@]} -eq 0 ] || dt_plan "$BATS_FILE_TMPDIR" "${rest[@]}"
+		# DT_SCENARIOS="a b": those only (a developer's run with
+		# bats --filter; the others' tests find no verdict)
+		# shellcheck disable=SC2046
+		dt_plan "$BATS_FILE_TMPDIR" ${DT_SCENARIOS:-$("$DIFFTEST" --list | awk '{ print $1 }')}
 		wait "$(cat "$BATS_FILE_TMPDIR/guest0.pid")" || true
 		rm -f "$BATS_FILE_TMPDIR/guest0.pid"
 		return 0
@@ -166,16 +159,7 @@ job() {
 # guest, so the guest never leaves one undecided for its timing.
 dt() {
 	local dir=${DT_DIR:-$BATS_FILE_TMPDIR}
-	if [ "${DIFFTEST_GUEST:-0}" != 1 ] && [[ " ${DT_GUEST_FIRST:-} " == *" $1 "* ]]; then
-		# played in setup_file's first guest only (job 4, after dt_diff_jobs')
-		grep -E "^difftest: (in a qemu guest|guest run|the guest gave no result)" "$dir/guest0.log"
-		if [ ! -f "$dir/guest0/4.rc" ]; then
-			tail -n 30 "$dir/guest0.log"
-			echo "$1" >>"${DT_BOOK:-$BATS_FILE_TMPDIR}/inconclusive"
-			skip "$1: the guest gave no verdict (inconclusive, counted)"
-		fi
-		from_run "$dir/guest0/4.out" "$dir/guest0/4.json" "$1"
-	elif [ "${DIFFTEST_GUEST:-0}" != 1 ]; then
+	if [ "${DIFFTEST_GUEST:-0}" != 1 ]; then
 		from_run "$dir/host.log" "$dir/host.json" "$1"
 		if grep -qxF "$1" "$dir/to_guest" 2>/dev/null; then
 			# the host could not decide it: the guest, whose clock counts
