@@ -247,6 +247,7 @@ class Peer:
         # 10,407 steps past its 60 s timeout in a CI-like run)
         self.bulk_topup = 1 << 13 if GUEST else 1 << 16
         self.bulk_low = 1 << 18
+        self.bulk_after = 0         # notsent_bytes after the last top-up
         # lax(peer) -> True: from now on a step may start more than LATE_US
         # late as long as it starts (and ends) in its planned tick. For phases
         # where nothing depends on microseconds beyond the tick (congestion
@@ -767,10 +768,29 @@ class Peer:
             self.lax_at.append(bool(self.lax(self)))
         # bulk data: keep unsent data queued so the application never limits;
         # a write with data already queued sends nothing by itself
-        if self.bulk_left > 0 and d["notsent_bytes"] < self.bulk_low and d["notsent_bytes"] > 0:
-            n = min(self.bulk_topup, self.bulk_left)
+        # A top-up covers what was sent since the last one, in chunks: the
+        # guest's 8 KB chunk is less than a step of ca_long_wmax1e3's slow
+        # start sends (10 segments), and one a step let the queue run dry,
+        # after which nothing was written again: the flow stopped and the
+        # guest's run never ended (its clock jumping from timer to timer)
+        notsent = d["notsent_bytes"]
+        if self.bulk_left > 0 and 0 < notsent < self.bulk_low:
+            sent = self.bulk_after - notsent
+            n = min(max(1, -(-sent // self.bulk_topup)) * self.bulk_topup, self.bulk_left)
             self.bulk_left -= n
             self.write(n)
+            notsent += n
+        elif self.bulk_left > 0 and notsent == 0 and self.bulk_after > 0:
+            # the queue ran dry with data still to write: from here the
+            # application limits the flow, and a write now would send at
+            # once, off the plan; the conversation would stall (in the
+            # guest, whose clock has no timeout, for good)
+            raise RuntimeError(
+                "scenario error: step %d (%s) sent every queued byte with %d bytes of the "
+                "bulk transfer still to write (%d queued after the last top-up): a top-up "
+                "must cover what a step sends" % (len(self.steps) - 1, ev, self.bulk_left,
+                                                   self.bulk_after))
+        self.bulk_after = notsent
 
     def write(self, nbytes):
         """The application writes nbytes (all must fit in the send buffer)."""
