@@ -46,7 +46,7 @@ setup_file() {
 		# the host's run of the others (beside the other suites the host
 		# slipped on two of the differences in 13 tries of 13, and on
 		# ca_long_wmax1e3, 3 x 10407 steps of 5 segments, in 21 of 21; in
-		# the guest its three runs take about 90 s)
+		# the guest its three runs take 46-60 s of the guest's clock)
 		export DT_GUEST_FIRST=${DT_GUEST_FIRST-ca_long_wmax1e3}
 		# DT_SCENARIOS="a b": those only (a developer's run with
 		# bats --filter; the others' tests find no verdict)

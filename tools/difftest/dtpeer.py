@@ -784,7 +784,7 @@ class Peer:
             # the queue ran dry with data still to write: from here the
             # application limits the flow, and a write now would send at
             # once, off the plan; the conversation would stall (in the
-            # guest, whose clock has no timeout, for good)
+            # guest until difftest's limit on the guest's clock)
             raise RuntimeError(
                 "scenario error: step %d (%s) sent every queued byte with %d bytes of the "
                 "bulk transfer still to write (%d queued after the last top-up): a top-up "
