@@ -548,16 +548,15 @@ dt_job() {
 	total=$("$DIFFTEST" --list | wc -l)
 	n=0
 	[ -f "$BATS_FILE_TMPDIR/inconclusive" ] && n=$(wc -l <"$BATS_FILE_TMPDIR/inconclusive")
-	if [ -f "$BATS_FILE_TMPDIR/guest_decided" ]; then
-		msg="$(wc -l <"$BATS_FILE_TMPDIR/guest_decided") of $total played again in the guest: $(tr '\n' ' ' <"$BATS_FILE_TMPDIR/guest_decided")"
+	local book what
+	for book in "guest_decided:played again in the guest" "guest_first:played in the first guest only"; do
+		what=${book#*:}
+		book=$BATS_FILE_TMPDIR/${book%%:*}
+		[ -f "$book" ] || continue
+		msg="$(wc -l <"$book") of $total $what: $(tr '\n' ' ' <"$book")"
 		echo "$msg"
 		echo "# $msg" >&3
-	fi
-	if [ -f "$BATS_FILE_TMPDIR/guest_first" ]; then
-		msg="$(wc -l <"$BATS_FILE_TMPDIR/guest_first") of $total played in the first guest only: $(tr '\n' ' ' <"$BATS_FILE_TMPDIR/guest_first")"
-		echo "$msg"
-		echo "# $msg" >&3
-	fi
+	done
 	echo "$n of $total scenarios inconclusive:"
 	[ "$n" -eq 0 ] || cat "$BATS_FILE_TMPDIR/inconclusive"
 	[ $(( n * 4 )) -le "$total" ]
