@@ -95,14 +95,18 @@ count_suite() {
 }
 
 # The side lane: suites that play beside the others instead of after them, when
-# a whole run (not QUICK, more than one suite) includes them. difftest.bats
-# waits on its peer's clock most of its 12-15 minutes and takes what the host's
-# load makes it miss to a qemu guest (tools/difftest/README.md), so it shares
-# the machine with the rest instead of adding its time to theirs. Its TAP is
-# kept in a file and printed, and counted, once the other suites are done.
-# TESTS_SERIAL=1 plays every suite in turn; TESTS_SIDE_LANE="a.bats ..." names
-# the side lane's suites instead.
-read -ra SIDE_LANE <<<"${TESTS_SIDE_LANE-difftest.bats}"
+# a whole run (not QUICK, more than one suite) includes them, one after another
+# in the order named here. difftest.bats waits on its peer's clock most of its
+# 12-15 minutes and takes what the host's load makes it miss to a qemu guest
+# (tools/difftest/README.md), so it shares the machine with the rest instead of
+# adding its time to theirs, and plays first. After it come suites that run no
+# emulated path (two paths at once would share the delay daemon's polled CPU,
+# tools/emu) and need no quiet machine: they fill the lane's slack (the difftest
+# lane took 806 s beside the others' 1176 s in a CI-like run) instead of the
+# main lane's time. Each lane suite's TAP is kept in a file and printed, and
+# counted, once the other suites are done. TESTS_SERIAL=1 plays every suite in
+# turn; TESTS_SIDE_LANE="a.bats ..." names the side lane's suites instead.
+read -ra SIDE_LANE <<<"${TESTS_SIDE_LANE-difftest.bats attach.bats controlplane.bats foundation.bats install.bats}"
 lane_pid=
 lane_dir=
 
@@ -129,11 +133,18 @@ run_integration() {
 		[ -f "$s" ] || continue
 		if [ -z "${QUICK:-}" ] && [ -z "${TESTS_SERIAL:-}" ] && [ ${#suites[@]} -gt 1 ] &&
 			[[ " ${SIDE_LANE[*]} " == *" $(basename "$s") "* ]]; then
-			side+=("$s")
-		else
-			main+=("$s")
+			continue
 		fi
+		main+=("$s")
 	done
+	# the side lane's suites in SIDE_LANE's order (difftest.bats first)
+	if [ -z "${QUICK:-}" ] && [ -z "${TESTS_SERIAL:-}" ] && [ ${#suites[@]} -gt 1 ]; then
+		for n in "${SIDE_LANE[@]}"; do
+			for s in "${suites[@]}"; do
+				[ -f "$s" ] && [ "$(basename "$s")" = "$n" ] && side+=("$s")
+			done
+		done
+	fi
 	if [ ${#side[@]} -gt 0 ]; then
 		lane_dir=$(mktemp -d)
 		trap 'lane_stop; rm -rf "$lane_dir"; exit 130' INT TERM
