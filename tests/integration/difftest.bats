@@ -6,7 +6,8 @@
 #
 # make test plays every scenario on this machine's kernel, in real time, in
 # one run in setup_file (retries when the grid slips); the scenarios whose
-# every try slipped there (DT_HOST_RETRIES retries, default 3) are played
+# every try slipped there (DT_HOST_RETRIES retries, default 3), or whose kernel
+# timer came at another tick in every re-run of a pair, are played
 # again, all in one boot, in a qemu guest of Debian's 6.12 whose clock counts
 # instructions, which decides them whatever the host's load. A first guest,
 # booted at once beside the host's run, plays the three deliberate
@@ -91,8 +92,9 @@ teardown_file() {
 }
 
 # dt_plan DIR SCENARIO...: every scenario played on the host in one run
-# (DIR/host.log, DIR/host.json: its status is each scenario's); those whose
-# every try slipped listed in DIR/to_guest and played again in one guest boot
+# (DIR/host.log, DIR/host.json: its status is each scenario's); those it
+# left undecided (every try slipped, or a kernel timer at another tick in
+# every re-run of a pair: tools/difftest/README.md) listed in DIR/to_guest and played again in one guest boot
 # (DIR/guest/1.out, 1.json, 1.rc; its console and what it printed in
 # DIR/guest.log). One boot for all: a boot and the staging of what the guest
 # runs were most of the 40-90 s a scenario took with a boot of its own (one
@@ -178,17 +180,17 @@ dt() {
 			# the host could not decide it: the guest, whose clock counts
 			# instructions, does (tools/difftest/README.md, "Where it runs")
 			echo "$output"
-			echo "$1: every try on the host slipped off the timing grid: played again in a qemu guest (Debian's 6.12, -icount)"
+			echo "$1: the host could not decide it (every try slipped off the timing grid, or a kernel timer at another tick in every re-run): played again in a qemu guest (Debian's 6.12, -icount)"
 			if [ ! -f "$dir/guest/1.rc" ]; then
 				# no guest to decide it: as undecided as the host left it
 				tail -n 30 "$dir/guest.log"
 				echo "$1" >>"${DT_BOOK:-$BATS_FILE_TMPDIR}/inconclusive"
-				skip "$1: every try on the host slipped, and the guest gave no verdict (inconclusive, counted)"
+				skip "$1: the host could not decide it, and the guest gave no verdict (inconclusive, counted)"
 			fi
 			grep -E "^difftest: (in a qemu guest|guest run)" "$dir/guest.log"
 			from_run "$dir/guest/1.out" "$dir/guest/1.json" "$1"
 			echo "$1" >>"${DT_BOOK:-$BATS_FILE_TMPDIR}/guest_decided"
-			echo "# $1: the host's every try slipped; in the guest: $(grep -E "^(ok|DIFF|FAIL) +$1" <<<"$output" | head -n 1)" >&3
+			echo "# $1: undecided on the host; in the guest: $(grep -E "^(ok|DIFF|FAIL) +$1" <<<"$output" | head -n 1)" >&3
 		fi
 	else
 		job 1 || return 1

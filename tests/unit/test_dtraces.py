@@ -85,6 +85,49 @@ cand = rto_pre + [step("timer", 1, 28, 113, [[30, 1, 2]], ca_state=4, unacked=41
                        total_retrans=1)]
 check("rto_in_slow_start: a kernel timer seen at another tick",
       dt.timing_race(ref, cand, first(ref, cand), SC) == "a kernel timer seen at another tick")
+rto_ref, rto_cand = ref, cand
+
+
+# settle(): what the re-runs of a pair make of a race (a CI-like run of
+# 803c207 beside eval.bats had rto_in_slow_start's RTO at 115 and 113 in the
+# first run and in all three re-runs: on the host that is no verdict)
+def reruns(*pairs):
+    """rerun() for settle(): the given pairs in turn (None: a re-run that
+    slipped), and the number of calls made"""
+    calls = []
+
+    def rerun(k, why, step):
+        calls.append((k, why, step))
+        return pairs[k - 1]
+    return rerun, calls
+
+
+same = (rto_ref, rto_cand)
+rr, calls = reruns(same, same, same)
+kind, d, pair, k = dt.settle(rto_ref, rto_cand, SC, rr, False)
+check("settle: a race in every re-run is undecided on the host", kind == "undecided" and d[0] == 2)
+check("settle: ... after %d re-runs" % dt.EXIT_CONFIRM, k == dt.EXIT_CONFIRM and len(calls) == k)
+check("settle: each re-run names the race and its step",
+      calls[0][1:] == ("a kernel timer seen at another tick", 2))
+rr, calls = reruns(same, same, same)
+kind, d, pair, k = dt.settle(rto_ref, rto_cand, SC, rr, True)
+check("settle: a race in every re-run is a DIFF in the guest", kind == "diff" and d[0] == 2)
+rr, calls = reruns(None, None, None)
+check("settle: re-runs that all slipped leave the host undecided",
+      dt.settle(rto_ref, rto_cand, SC, rr, False)[0] == "undecided")
+rr, calls = reruns(same, (rto_ref, rto_ref), same)
+kind, d, pair, k = dt.settle(rto_ref, rto_cand, SC, rr, False)
+check("settle: a re-run pair that agrees settles it", kind == "agree" and k == 2 and len(calls) == 2)
+other = rto_pre + [dict(rto_cand[2], ssthresh=29)]
+rr, calls = reruns(same, (rto_ref, other), same)
+kind, d, pair, k = dt.settle(rto_ref, rto_cand, SC, rr, False)
+check("settle: a re-run with another difference is that DIFF, on the host too",
+      kind == "diff" and pair[1] is other and "ssthresh" in d[1] and len(calls) == 2)
+rr, calls = reruns()
+check("settle: equal runs agree with no re-run",
+      dt.settle(rto_ref, rto_ref, SC, rr, False) == ("agree", None, (rto_ref, rto_ref), 0) and not calls)
+kind, d, pair, k = dt.settle(rto_ref, other, SC, rr, False)
+check("settle: a difference that is no race is a DIFF at once", kind == "diff" and not calls)
 
 # tlp_tail_loss (a CI-like run of 2adf33c: exact and fast differ at step 31):
 # the TLP seen at tick 88 in the kernel cubic's run and 87 in theirs (equal
@@ -147,5 +190,13 @@ ref9 = low_pre + [dict(ref[2], cwnd=41)]
 cand9 = low_pre + [dict(cand[2], cwnd=42)]
 check("slow start below ssthresh is not a race",
       dt.timing_race(ref9, cand9, first(ref9, cand9), SC) is None)
+
+# settle(): a race the congestion control makes (here a congestion-avoidance
+# increase one ACK apart) that every re-run repeats is a DIFF on the host too
+ca_ref, ca_cand = ca_pre + [ref[2]], ca_pre + [cand[2]]
+rr, calls = reruns((ca_ref, ca_cand), (ca_ref, ca_cand), (ca_ref, ca_cand))
+kind, d, pair, k = dt.settle(ca_ref, ca_cand, SC, rr, False)
+check("settle: a congestion-avoidance race in every re-run is a DIFF on the host",
+      kind == "diff" and k == dt.EXIT_CONFIRM and calls[0][1] == "a congestion-avoidance increase one ACK apart")
 
 done("dtraces")
