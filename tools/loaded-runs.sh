@@ -3,12 +3,13 @@
 # make test under load, as CI runs it, several times in a row (issue 23: the
 # suite decides every time, also on a busy machine). Not part of make test.
 #
-#   sudo tools/loaded-runs.sh [-n RUNS] [-o DIR] [-l 'LOAD COMMAND']
+#   sudo tools/loaded-runs.sh [-n RUNS] [-o DIR] [-l 'LOAD COMMAND'] [-t TARGET]
 #
 # Starts LOAD (default: stress-ng --cpu 2, both CPUs of these machines busy),
 # then RUNS times (default 5), one after another: a fresh clone of this
 # checkout's HEAD, make, tools/ci-guard.sh before (a user's bpf_cubic loaded as
-# `sudo make load` loads it), make test, tools/ci-guard.sh after. LOAD runs from
+# `sudo make load` loads it), make test (make TARGET: -t test-quick checks the
+# setup in minutes), tools/ci-guard.sh after. LOAD runs from
 # before the first clone to after the last guard. One line per run goes to
 # DIR/summary (default /tmp/loaded-runs) and stdout: exit status, seconds of
 # make test, its total, the difftest scenarios the guest decided and those
@@ -23,23 +24,27 @@ repo=$PWD
 runs=5
 out=/tmp/loaded-runs
 load='stress-ng --cpu 2 --quiet'
+target=test
 
 usage() {
-	echo "usage: sudo tools/loaded-runs.sh [-n RUNS] [-o DIR] [-l 'LOAD COMMAND']" >&2
+	echo "usage: sudo tools/loaded-runs.sh [-n RUNS] [-o DIR] [-l 'LOAD COMMAND'] [-t TARGET]" >&2
 	exit 2
 }
 
-while getopts n:o:l:h opt; do
+while getopts n:o:l:t:h opt; do
 	case $opt in
 	n) runs=$OPTARG ;;
 	o) out=$OPTARG ;;
 	l) load=$OPTARG ;;
+	t) target=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "loaded-runs: -n wants a number of runs, 1 or more, not '$runs'" >&2; exit 2; }
+[[ $target =~ ^test(-[a-z]+)?$ ]] && make -s -n "$target" >/dev/null 2>&1 ||
+	{ echo "loaded-runs: -t wants a test target of the Makefile (test, test-quick), not '$target'" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "loaded-runs: make test needs root: run it with sudo" >&2; exit 2; }
 read -ra argv <<<"$load"
 command -v "${argv[0]:-}" >/dev/null ||
@@ -59,7 +64,7 @@ trap stop EXIT
 
 setsid "${argv[@]}" &
 lp=$!
-echo "loaded-runs: $runs run(s) of make test on $(git -C "$repo" rev-parse --short HEAD) beside '$load'; logs in $out" >&2
+echo "loaded-runs: $runs run(s) of make $target on $(git -C "$repo" rev-parse --short HEAD) beside '$load'; logs in $out" >&2
 bad=0
 for i in $(seq "$runs"); do
 	log=$out/run-$i.log
@@ -72,7 +77,7 @@ for i in $(seq "$runs"); do
 	state=$(mktemp -d)
 	(cd "$clone/src" && tools/ci-guard.sh before "$state") >>"$log" 2>&1
 	t0=$SECONDS
-	(cd "$clone/src" && make test) >>"$log" 2>&1
+	(cd "$clone/src" && make "$target") >>"$log" 2>&1
 	rc=$?
 	secs=$((SECONDS - t0))
 	(cd "$clone/src" && tools/ci-guard.sh after "$state") >>"$log" 2>&1 || rc=1
