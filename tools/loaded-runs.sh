@@ -13,7 +13,8 @@
 # before the first clone to after the last guard. One line per run goes to
 # DIR/summary (default /tmp/loaded-runs) and stdout: exit status, seconds of
 # make test, its total, the difftest scenarios the guest decided and those
-# left inconclusive, and the suite times; each run's log is DIR/run-N.log.
+# left inconclusive, and the suite times; each run's log is DIR/run-N.log,
+# what LOAD printed DIR/load.log.
 #
 # Exit 0 if every run passed (make test and the guard) with no difftest
 # scenario inconclusive, 1 if one did not, 2 for bad usage (not root, no
@@ -62,7 +63,7 @@ stop() {
 trap 'stop; exit 130' INT TERM
 trap stop EXIT
 
-setsid "${argv[@]}" &
+setsid "${argv[@]}" >"$out/load.log" 2>&1 &
 lp=$!
 echo "loaded-runs: $runs run(s) of make $target on $(git -C "$repo" rev-parse --short HEAD) beside '$load'; logs in $out" >&2
 bad=0
