@@ -41,44 +41,50 @@ run_unit() {
 }
 
 # docs/TUNABLES.md's tunables table is the one cubicctl prints from the tunables table.
+# docs_verdict STATUS WHAT MESSAGE: one docs check counted; MESSAGE on stdout
+# when STATUS is 0, else on stderr, and WHAT named among the failures
+docs_verdict() {
+	if [ "$1" -eq 0 ]; then
+		echo "$3"
+		pass=$((pass + 1))
+	else
+		echo "$3" >&2
+		fail=$((fail + 1))
+		failed+=("docs: $2")
+	fi
+}
+
 run_docs() {
-	local want got out=
-	/usr/bin/python3 tests/docs_check.py && echo "docs: tests/docs_check.py: links, code map and examples match the tree" && pass=$((pass + 1)) || { fail=$((fail + 1)); failed+=("docs: tests/docs_check.py"); }
+	local want got out= s bad=() rc
+	/usr/bin/python3 tests/docs_check.py
+	docs_verdict $? tests/docs_check.py "docs: tests/docs_check.py: links, code map and examples match the tree"
 	want=$(./cubicctl help --markdown)
 	got=$(sed -n '/<!-- tunables:begin -->/,/<!-- tunables:end -->/p' docs/TUNABLES.md | sed '1d;$d')
 	if [ "$want" = "$got" ]; then
-		echo "docs: docs/TUNABLES.md tunables table matches 'cubicctl help --markdown'"
-		pass=$((pass + 1))
+		docs_verdict 0 "" "docs: docs/TUNABLES.md tunables table matches 'cubicctl help --markdown'"
 	else
-		echo "docs: docs/TUNABLES.md tunables table differs from 'cubicctl help --markdown':" >&2
+		docs_verdict 1 "docs/TUNABLES.md tunables table" "docs: docs/TUNABLES.md tunables table differs from 'cubicctl help --markdown':"
 		diff <(echo "$want") <(echo "$got") >&2
-		fail=$((fail + 1))
-		failed+=("docs: docs/TUNABLES.md tunables table")
 	fi
 	# tests/quick.list names one test of every suite (make test-quick fails
 	# otherwise; a renamed test once left it naming none, unseen by make test)
-	local s bad=()
 	for s in tests/integration/*.bats; do
 		quick_filter "$(basename "$s")" >/dev/null || bad+=("$(basename "$s")")
 	done
 	if [ ${#bad[@]} -eq 0 ]; then
-		echo "docs: tests/quick.list names one test of every integration suite"
-		pass=$((pass + 1))
+		docs_verdict 0 "" "docs: tests/quick.list names one test of every integration suite"
 	else
-		echo "docs: tests/quick.list names no test of ${bad[*]} (a test renamed? make test-quick would fail)" >&2
-		fail=$((fail + 1))
-		failed+=("docs: tests/quick.list")
+		docs_verdict 1 tests/quick.list "docs: tests/quick.list names no test of ${bad[*]} (a test renamed? make test-quick would fail)"
 	fi
 	# docs/man/cubicctl.8: its generated parts, every command and option, and no
 	# groff warning
-	if tools/doc/manpage.py check docs/man/cubicctl.8 &&
-		out=$(groff -man -ww -z docs/man/cubicctl.8 2>&1) && [ -z "$out" ]; then
-		echo "docs: docs/man/cubicctl.8 matches cubicctl and renders without warnings"
-		pass=$((pass + 1))
+	tools/doc/manpage.py check docs/man/cubicctl.8 &&
+		out=$(groff -man -ww -z docs/man/cubicctl.8 2>&1) && [ -z "$out" ]
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		docs_verdict 0 "" "docs: docs/man/cubicctl.8 matches cubicctl and renders without warnings"
 	else
-		echo "docs: docs/man/cubicctl.8 differs from cubicctl or groff warns: ${out:-}" >&2
-		fail=$((fail + 1))
-		failed+=("docs: docs/man/cubicctl.8")
+		docs_verdict 1 docs/man/cubicctl.8 "docs: docs/man/cubicctl.8 differs from cubicctl or groff warns: ${out:-}"
 	fi
 }
 
@@ -143,15 +149,8 @@ run_integration() {
 	else
 		suites=(tests/integration/*.bats)
 	fi
-	for s in "${suites[@]}"; do
-		[ -f "$s" ] || continue
-		if [ -z "${QUICK:-}" ] && [ -z "${TESTS_SERIAL:-}" ] && [ ${#suites[@]} -gt 1 ] &&
-			[[ " ${SIDE_LANE[*]} " == *" $(basename "$s") "* ]]; then
-			continue
-		fi
-		main+=("$s")
-	done
-	# the side lane's suites in SIDE_LANE's order (difftest.bats first)
+	# the side lane's suites, in SIDE_LANE's order (difftest.bats first); the
+	# rest in the main lane
 	if [ -z "${QUICK:-}" ] && [ -z "${TESTS_SERIAL:-}" ] && [ ${#suites[@]} -gt 1 ]; then
 		for n in "${SIDE_LANE[@]}"; do
 			for s in "${suites[@]}"; do
@@ -159,6 +158,9 @@ run_integration() {
 			done
 		done
 	fi
+	for s in "${suites[@]}"; do
+		[ -f "$s" ] && [[ " ${side[*]} " != *" $s "* ]] && main+=("$s")
+	done
 	if [ ${#side[@]} -gt 0 ]; then
 		lane_dir=$(mktemp -d)
 		trap 'lane_stop; rm -rf "$lane_dir"; exit 130' INT TERM

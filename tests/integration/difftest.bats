@@ -94,7 +94,8 @@ teardown_file() {
 # dt_plan DIR SCENARIO...: every scenario played on the host in one run
 # (DIR/host.log, DIR/host.json: its status is each scenario's); those it
 # left undecided (every try slipped, or a kernel timer at another tick in
-# every re-run of a pair: tools/difftest/README.md) listed in DIR/to_guest and played again in one guest boot
+# every re-run of a pair: tools/difftest/README.md) listed in DIR/to_guest
+# and played again in one guest boot
 # (DIR/guest/1.out, 1.json, 1.rc; its console and what it printed in
 # DIR/guest.log). One boot for all: a boot and the staging of what the guest
 # runs were most of the 40-90 s a scenario took with a boot of its own (one
