@@ -175,6 +175,8 @@ TEST(clean_initial_window)
 	CHECK_EQ(f.v.train_bytes, 9000);
 	CHECK_EQ(f.v.rate, 1000000);
 	CHECK_EQ(f.v.mean_rate, 1000000);
+	/* points on a line: r^2 = 1 (1000 per mille, up to the u sums' rounding) */
+	CHECK(f.v.line >= 999, "line %u", f.v.line);
 	CHECK_EQ(f.v.target, 103);
 	CHECK_EQ(f.v.round, 1);
 	CHECK_EQ(f.v.delay_min, DMIN);
@@ -238,11 +240,107 @@ TEST(bunched_tail_fails_the_tolerance)
 	CHECK_EQ(f.v.mean_rate, 9000ULL * 1000000 / 6030);
 	CHECK(f.v.rate < f.v.mean_rate * 9 / 10, "fit %llu mean %llu",
 	      (unsigned long long)f.v.rate, (unsigned long long)f.v.mean_rate);
-	/* with a tolerance of 1000 per mille it would have been believed */
+	/*
+	 * With a tolerance of 1000 per mille it would have been believed: 6
+	 * points 1000 us apart and the bunch's one point (it replaced the
+	 * 7th; x 0 .. 5000, 6030; y 0 .. 5000, 9000) have r^2 0.913, a slope
+	 * known to 15 % (predict_line_ok()), within 100 %.
+	 */
 	feeder_init(&f);
 	f.p.tolerance = 1000;
 	round_of(&f, 10, g, 1);
 	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	CHECK(f.v.line >= 905 && f.v.line <= 920, "line %u", f.v.line);
+}
+
+TEST(jittered_train_is_not_on_a_line)
+{
+	struct feeder f;
+	/*
+	 * ACKs held a random time on their way back (jitter, never reordered)
+	 * come in clusters: 100 us apart, with a 1000 us hole after the 4th
+	 * and at the end. The train is stretched as a whole, so its fit and
+	 * its mean agree (3,246,206 and 3,333,333 B/s: 2.6 %, within the
+	 * tolerance) and both read a third of the 1e7 B/s of its 100 us
+	 * gaps; its points are not on a line: r^2 0.909 (x 0, 100, 200, 300,
+	 * 1300, 1400, ..., 1700, 2700; y 0 .. 9000), so its 10 points give
+	 * the slope to sqrt(0.091 / (8 x 0.909)) = 11 %, beyond the 10 %
+	 * tolerance. Not believed: HyStart decides, rather than an exit at a
+	 * third of the BDP. Spread evenly over the same 2700 us, the train is
+	 * believed.
+	 */
+	__u32 g[9] = { 100, 100, 100, 1000, 100, 100, 100, 100, 1000 };
+
+	feeder_init(&f);
+	round_of(&f, 10, g, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_GIVE_UP);
+	CHECK_EQ(f.v.target, 0);
+	CHECK_EQ(f.v.mean_rate, 9000ULL * 1000000 / 2700);
+	CHECK(f.v.rate * 1000 > f.v.mean_rate * 950 && f.v.rate < f.v.mean_rate, "fit %llu mean %llu",
+	      (unsigned long long)f.v.rate, (unsigned long long)f.v.mean_rate);
+	CHECK(f.v.line >= 900 && f.v.line <= 918, "line %u", f.v.line);
+	feeder_init(&f);
+	uniform(g, 9, 300);
+	round_of(&f, 10, g, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_TARGET);
+	CHECK(f.v.line >= 999, "line %u", f.v.line);
+}
+
+TEST(line_arithmetic)
+{
+	/*
+	 * predict_line_ok(): the trains of eval's runs. j100_20_2 (4 ms of
+	 * jitter): 5 points at r^2 0.953 (an error of 12.8 %) and 9 at 0.934
+	 * (10.05 %) fail; clean paths (20 points at 0.967, 8 at 0.989) pass.
+	 */
+	CHECK_EQ(predict_line_ok(5, 953, 100), 0);
+	CHECK_EQ(predict_line_ok(9, 934, 100), 0);
+	CHECK_EQ(predict_line_ok(20, 967, 100), 1);
+	CHECK_EQ(predict_line_ok(8, 989, 100), 1);
+	/* 12 points, tolerance 10 %: r^2 >= 1000 / 1.1 = 909.09 per mille */
+	CHECK_EQ(predict_line_ok(12, 910, 100), 1);
+	CHECK_EQ(predict_line_ok(12, 909, 100), 0);
+	/* a looser tolerance admits more scatter; none, a perfect line only */
+	CHECK_EQ(predict_line_ok(5, 953, 150), 1);
+	CHECK_EQ(predict_line_ok(5, 999, 0), 0);
+	CHECK_EQ(predict_line_ok(5, 1000, 0), 1);
+	CHECK_EQ(predict_line_ok(2, 1000, 100), 0);
+
+	/* (x, u): (0, 0), (1, 1), (2, 2): a line */
+	CHECK_EQ(predict_line(3, 3, 5, 3, 5, 5), 1000);
+	/* (0, 0), (1, 2), (2, 1): Sxx = 3 x 5 - 9 = 6, Suu = 3 x 5 - 9 = 6, Sxu = 3 x 4 - 9 = 3: r^2 = 9 / 36 */
+	CHECK_EQ(predict_line(3, 3, 5, 3, 5, 4), 250);
+	/* falling or flat: undefined, 0 */
+	CHECK_EQ(predict_line(3, 3, 5, 3, 5, 1), 0);
+	CHECK_EQ(predict_line(3, 3, 5, 3, 3, 3), 0);
+	CHECK_EQ(predict_line(2, 1, 1, 1, 1, 1), 0);
+	/*
+	 * At the bounds (128 points, x up to 2^22 us, u up to 2^24): the
+	 * centred sums reach 2^55-2^62 and are halved together below 2^26; a
+	 * line stays 1000. x_i = i 2^15, u_i = i 2^17 (i = 0..127): sum i =
+	 * 8128, sum i^2 = 690,880.
+	 */
+	{
+		__u64 n = 128, si = 8128, sii = 690880;
+
+		CHECK_EQ(predict_line(n, si << 15, sii << 30, si << 17, sii << 34, sii << 32), 1000);
+	}
+	/*
+	 * A slow link: 10 packets of 1448 bytes at 1 Mbit/s, 11,584 us apart
+	 * (u_i = 362 i): Sxx is 1000 x Suu, and both keep enough bits.
+	 */
+	{
+		__u64 n = 10, si = 45, sii = 285;
+
+		CHECK_EQ(predict_line(n, si * 11584, sii * 11584 * 11584, si * 362, sii * 362 * 362,
+				      sii * 11584 * 362), 1000);
+	}
+	/* too far apart to be read to a per mille (Suu halved below 2^8): not judged, 1000 */
+	{
+		__u64 n = 10, si = 45, sii = 285;
+
+		CHECK_EQ(predict_line(n, si << 20, sii << 40, si, sii, sii << 20), 1000);
+	}
 }
 
 TEST(short_train_is_not_believed)
@@ -817,6 +915,8 @@ int main(void)
 	RUN(leading_burst_is_trimmed);
 	RUN(burst_threshold_is_two_thirds_of_the_median);
 	RUN(bunched_tail_fails_the_tolerance);
+	RUN(jittered_train_is_not_on_a_line);
+	RUN(line_arithmetic);
 	RUN(short_train_is_not_believed);
 	RUN(a_short_round_then_a_long_one);
 	RUN(bunched_acks_are_one_point_each);
