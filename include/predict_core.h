@@ -47,13 +47,14 @@
  *         standard error, sqrt((1 - r^2) / ((n - 2) r^2)) for n points
  *         whose (time, bytes) have the squared correlation r^2, at most
  *         tolerance / 1000 (predict_line_ok()). A bottleneck spaces the
- *         ACKs evenly (r^2 0.97-1.00, 8-20 points on the clean trains of
- *         our emulator: errors of 1-5 %); an ACK path that holds each ACK
- *         a random time (jitter) bunches them into a few scattered points
- *         and stretches the train as a whole, so slope and mean agree and
- *         both read low (j100_20_2, 4 ms of jitter at 100 Mbit/s: 5 points
- *         with r^2 0.953, a 13 % error, at 0.54 x the rate). Such a round
- *         fails: HyStart decides instead of an exit at half the BDP.
+ *         ACKs evenly (r^2 0.95-1.00, 7-20 points on the clean trains of
+ *         our emulator: errors of 1-6 %, 2 of 94 above 10 %); an ACK path
+ *         that holds each ACK a random time (jitter) bunches them into a
+ *         few scattered points and stretches the train as a whole, so
+ *         slope and mean agree and both read low (j100_20_2, 4 ms of
+ *         jitter at 100 Mbit/s: 5 points with r^2 0.953, a 13 % error, at
+ *         0.54 x the rate). Such a round fails: HyStart decides instead of
+ *         an exit at half the BDP (docs/RULES.md, "RTT jitter").
  *     A round the sender did not fill (in flight at its start below 3/4 of
  *     cwnd: application-limited) is not measured and does not count.
  *     A round whose train stayed shorter than `min_train_us` is not yet
@@ -92,8 +93,9 @@
  * compression or aggregation (GRO, Wi-Fi, LTE), or a path whose RTT rises
  * after the first rounds (delay_min is then the old RTT) make it wrong; the
  * tolerance test catches bunched trains and the standard error scattered
- * ones (RTT jitter), nothing catches a rate that is simply shared. A flow paced from its start (fq, or SO_MAX_PACING_RATE)
- * has no dispersion to measure: its trains are the pacing's.
+ * ones (RTT jitter), nothing catches a rate that is simply shared. A flow
+ * paced from its start (fq, or SO_MAX_PACING_RATE) has no dispersion to
+ * measure: its trains are the pacing's.
  *
  * Integers only: the sums are u64 and bounded so that no product overflows
  * (at most PREDICT_MAX_POINTS points, x below 2^22 us, y below 2^26 bytes:
