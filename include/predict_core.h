@@ -197,11 +197,43 @@ struct predict_verdict {
 	__u32 jump;	     /* cwnd to jump to at the target (0: none; see predict_params.jump) */
 };
 
-struct predict_state {
-	/* the current round's train: sums of its points */
+/*
+ * Sums over a train's points (x us, y bytes): sum(x), sum(y), sum(x^2),
+ * sum(x y) for the slope, and of u = y >> PREDICT_LINE_SHIFT sum(u),
+ * sum(u^2), sum(x u) for r^2. predict_sums_add() adds a point (sign 1) or
+ * takes it out again (sign -1: a bunch's last point replaced, a leading
+ * burst trimmed).
+ */
+struct predict_sums {
 	__u64 sx, sy, sxx, sxy;
-	/* and of y >> PREDICT_LINE_SHIFT (u), for r^2: sum(u), sum(u^2), sum(x u) */
 	__u64 su, suu, sxu;
+};
+
+static inline void predict_sums_add(struct predict_sums *m, __u64 x, __u64 y, int sign)
+{
+	__u64 u = y >> PREDICT_LINE_SHIFT;
+
+	if (sign < 0) {
+		m->sx -= x;
+		m->sy -= y;
+		m->sxx -= x * x;
+		m->sxy -= x * y;
+		m->su -= u;
+		m->suu -= u * u;
+		m->sxu -= x * u;
+		return;
+	}
+	m->sx += x;
+	m->sy += y;
+	m->sxx += x * x;
+	m->sxy += x * y;
+	m->su += u;
+	m->suu += u * u;
+	m->sxu += x * u;
+}
+
+struct predict_state {
+	struct predict_sums m;	/* the current round's train: sums of its points */
 	__u32 round_start;	/* sequence where this round's data begins */
 	__u32 round_end;	/* the round ends when snd_una passes this */
 	__u32 ref_us, ref_pos;	/* the train's first point: time, bytes into the round */
@@ -251,14 +283,14 @@ static inline void predict_params_clamp(struct predict_params *p)
  * n): Sxx = n sum(x^2) - sum(x)^2 > 0, Sxy = n sum(xy) - sum(x) sum(y); both
  * are halved together until Sxy x 10^6 fits in 64 bits.
  */
-static inline __u64 predict_slope(__u64 n, __u64 sx, __u64 sy, __u64 sxx_, __u64 sxy_)
+static inline __u64 predict_slope(__u64 n, const struct predict_sums *m)
 {
 	__u64 sxx, sxy;
 
-	if (n < 2 || n * sxx_ <= sx * sx || n * sxy_ <= sx * sy)
+	if (n < 2 || n * m->sxx <= m->sx * m->sx || n * m->sxy <= m->sx * m->sy)
 		return 0;
-	sxx = n * sxx_ - sx * sx;
-	sxy = n * sxy_ - sx * sy;
+	sxx = n * m->sxx - m->sx * m->sx;
+	sxy = n * m->sxy - m->sx * m->sy;
 	for (int i = 0; i < 64 && sxy >= (1ULL << 43); i++) {
 		sxy >>= 1;
 		sxx >>= 1;
@@ -302,18 +334,17 @@ static inline __u32 predict_target_of(__u64 rate, __u32 delay_min, __u32 mss, __
  * where one of them is left below 2^8 by the halving, r^2 cannot be read to
  * a per mille and the train is not judged by it (1000). 0 if not defined.
  */
-/* six arguments: inlined (a BPF call takes five) */
-static inline __attribute__((always_inline)) __u32 predict_line(__u64 n, __u64 sx, __u64 sxx_, __u64 su,
-								 __u64 suu_, __u64 sxu_)
+static inline __u32 predict_line(__u64 n, const struct predict_sums *m)
 {
 	__u64 sxx, suu, sxu, num, den;
 	int halved = 0;
 
-	if (n < 3 || n * sxx_ <= sx * sx || n * suu_ <= su * su || n * sxu_ <= sx * su)
+	if (n < 3 || n * m->sxx <= m->sx * m->sx || n * m->suu <= m->su * m->su ||
+	    n * m->sxu <= m->sx * m->su)
 		return 0;
-	sxx = n * sxx_ - sx * sx;
-	suu = n * suu_ - su * su;
-	sxu = n * sxu_ - sx * su;
+	sxx = n * m->sxx - m->sx * m->sx;
+	suu = n * m->suu - m->su * m->su;
+	sxu = n * m->sxu - m->sx * m->su;
 	for (int i = 0; i < 64 && (sxx | suu | sxu) >= (1ULL << 26); i++) {
 		sxx >>= 1;
 		suu >>= 1;
@@ -423,8 +454,8 @@ static inline int predict_train_long(const struct predict_state *s, const struct
 static inline int predict_judge(const struct predict_state *s, const struct predict_params *p,
 				struct predict_verdict *v)
 {
-	__u64 rate, mean, diff, sx = s->sx, sy = s->sy, sxx = s->sxx, sxy = s->sxy;
-	__u64 su = s->su, suu = s->suu, sxu = s->sxu;
+	struct predict_sums m = s->m;
+	__u64 rate, mean, diff;
 	__u32 drop, x0, y0, n = s->n;
 
 	v->train_acks = s->n;
@@ -441,20 +472,9 @@ static inline int predict_judge(const struct predict_state *s, const struct pred
 	 */
 	drop = predict_train_start(s, &x0, &y0);
 	for (__u32 i = 0; i < PREDICT_HEAD; i++) {
-		__u64 x, y;
-
 		if (i + 1 >= drop)
 			break;
-		x = s->head_x[i];
-		y = s->head_y[i];
-		sx -= x;
-		sy -= y;
-		sxx -= x * x;
-		sxy -= x * y;
-		y >>= PREDICT_LINE_SHIFT;
-		su -= y;
-		suu -= y * y;
-		sxu -= x * y;
+		predict_sums_add(&m, s->head_x[i], s->head_y[i], -1);
 	}
 	n -= drop;
 	v->train_acks = n;
@@ -476,14 +496,14 @@ static inline int predict_judge(const struct predict_state *s, const struct pred
 	if (n < PREDICT_MIN_POINTS || v->train_us < p->min_train_us || !v->train_us ||
 	    (s->ended == 2 && v->covered < PREDICT_MIN_COVER))
 		return 0;
-	rate = predict_slope(n, sx, sy, sxx, sxy);
+	rate = predict_slope(n, &m);
 	mean = (__u64)v->train_bytes * 1000000ULL / v->train_us;
 	v->rate = rate;
 	v->mean_rate = mean;
 	if (!rate || !mean)
 		return 0;
 	diff = rate > mean ? rate - mean : mean - rate;
-	v->line = predict_line(n, sx, sxx, su, suu, sxu);
+	v->line = predict_line(n, &m);
 	/* diff / mean <= tolerance / 1000; mean < 2^46, x 1000 < 2^56 */
 	return diff * 1000 <= mean * p->tolerance && predict_line_ok(n, v->line, p->tolerance);
 }
@@ -497,8 +517,7 @@ static inline void predict_new_round(struct predict_state *s, const struct predi
 		s->round_start = a->snd_una - a->acked * a->mss;
 	s->round_end = a->snd_nxt;
 	s->started = 1;
-	s->sx = s->sy = s->sxx = s->sxy = 0;
-	s->su = s->suu = s->sxu = 0;
+	__builtin_memset(&s->m, 0, sizeof(s->m));
 	s->ref_set = s->ended = 0;
 	s->n = 0;
 	s->last_x = s->last_y = 0;
@@ -553,15 +572,7 @@ static inline void predict_point(struct predict_state *s, const struct predict_p
 		 * corners and neither the fit nor the mean depends on where in
 		 * a bunch the train starts or ends.
 		 */
-		__u64 lx = s->last_x, ly = s->last_y, lu = ly >> PREDICT_LINE_SHIFT;
-
-		s->sx -= lx;
-		s->sy -= ly;
-		s->sxx -= lx * lx;
-		s->sxy -= lx * ly;
-		s->su -= lu;
-		s->suu -= lu * lu;
-		s->sxu -= lx * lu;
+		predict_sums_add(&s->m, s->last_x, s->last_y, -1);
 		s->n--;
 	}
 	if (s->n < PREDICT_HEAD + 1) {
@@ -569,13 +580,7 @@ static inline void predict_point(struct predict_state *s, const struct predict_p
 		s->head_y[(s->n - 1) & (PREDICT_HEAD - 1)] = y;
 	}
 	s->n++;
-	s->sx += x;
-	s->sy += y;
-	s->sxx += (__u64)x * x;
-	s->sxy += (__u64)x * y;
-	s->su += y >> PREDICT_LINE_SHIFT;
-	s->suu += (__u64)(y >> PREDICT_LINE_SHIFT) * (y >> PREDICT_LINE_SHIFT);
-	s->sxu += (__u64)x * (y >> PREDICT_LINE_SHIFT);
+	predict_sums_add(&s->m, x, y, 1);
 	s->last_x = x;
 	s->last_y = y;
 	s->last_us = a->now_us;

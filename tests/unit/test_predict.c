@@ -286,6 +286,14 @@ TEST(jittered_train_is_not_on_a_line)
 	CHECK(f.v.line >= 999, "line %u", f.v.line);
 }
 
+/* predict_line() of n points' sums sum(x), sum(x^2), sum(u), sum(u^2), sum(x u) */
+static __u32 line_of(__u64 n, __u64 sx, __u64 sxx, __u64 su, __u64 suu, __u64 sxu)
+{
+	struct predict_sums m = { .sx = sx, .sxx = sxx, .su = su, .suu = suu, .sxu = sxu };
+
+	return predict_line(n, &m);
+}
+
 TEST(line_arithmetic)
 {
 	/*
@@ -307,13 +315,13 @@ TEST(line_arithmetic)
 	CHECK_EQ(predict_line_ok(2, 1000, 100), 0);
 
 	/* (x, u): (0, 0), (1, 1), (2, 2): a line */
-	CHECK_EQ(predict_line(3, 3, 5, 3, 5, 5), 1000);
+	CHECK_EQ(line_of(3, 3, 5, 3, 5, 5), 1000);
 	/* (0, 0), (1, 2), (2, 1): Sxx = 3 x 5 - 9 = 6, Suu = 3 x 5 - 9 = 6, Sxu = 3 x 4 - 9 = 3: r^2 = 9 / 36 */
-	CHECK_EQ(predict_line(3, 3, 5, 3, 5, 4), 250);
+	CHECK_EQ(line_of(3, 3, 5, 3, 5, 4), 250);
 	/* falling or flat: undefined, 0 */
-	CHECK_EQ(predict_line(3, 3, 5, 3, 5, 1), 0);
-	CHECK_EQ(predict_line(3, 3, 5, 3, 3, 3), 0);
-	CHECK_EQ(predict_line(2, 1, 1, 1, 1, 1), 0);
+	CHECK_EQ(line_of(3, 3, 5, 3, 5, 1), 0);
+	CHECK_EQ(line_of(3, 3, 5, 3, 3, 3), 0);
+	CHECK_EQ(line_of(2, 1, 1, 1, 1, 1), 0);
 	/*
 	 * At the bounds (128 points, x up to 2^22 us, u up to 2^24): the
 	 * centred sums reach 2^55-2^62 and are halved together below 2^26; a
@@ -323,7 +331,7 @@ TEST(line_arithmetic)
 	{
 		__u64 n = 128, si = 8128, sii = 690880;
 
-		CHECK_EQ(predict_line(n, si << 15, sii << 30, si << 17, sii << 34, sii << 32), 1000);
+		CHECK_EQ(line_of(n, si << 15, sii << 30, si << 17, sii << 34, sii << 32), 1000);
 	}
 	/*
 	 * A slow link: 10 packets of 1448 bytes at 1 Mbit/s, 11,584 us apart
@@ -332,14 +340,14 @@ TEST(line_arithmetic)
 	{
 		__u64 n = 10, si = 45, sii = 285;
 
-		CHECK_EQ(predict_line(n, si * 11584, sii * 11584 * 11584, si * 362, sii * 362 * 362,
-				      sii * 11584 * 362), 1000);
+		CHECK_EQ(line_of(n, si * 11584, sii * 11584 * 11584, si * 362, sii * 362 * 362,
+				 sii * 11584 * 362), 1000);
 	}
 	/* too far apart to be read to a per mille (Suu halved below 2^8): not judged, 1000 */
 	{
 		__u64 n = 10, si = 45, sii = 285;
 
-		CHECK_EQ(predict_line(n, si << 20, sii << 40, si, sii, sii << 20), 1000);
+		CHECK_EQ(line_of(n, si << 20, sii << 40, si, sii, sii << 20), 1000);
 	}
 }
 
