@@ -254,6 +254,54 @@ show_key() { # KEY
 	assert_clean
 }
 
+@test "emu: phase: every connection starts the trace again where it is told, so flows meet the same stretch; bad input exits 2" {
+	# 5 Mbit/s for 2 s, then 40 Mbit/s for 2 s (a period of 4 s)
+	awk 'BEGIN { for (ms = 1; ms <= 4000; ms++) { a += (ms <= 2000 ? 5e6 : 40e6) / 12e6; while (a >= 1) { print ms; a-- } } }' \
+		>"$BATS_TEST_TMPDIR/two.tr"
+	"$PATHEMU" start --name "$NAME" --trace "$BATS_TEST_TMPDIR/two.tr" --rtt 20ms --buffer 1bdp >/dev/null
+	# no phase set: the trace runs on, a connection does not restart it
+	flow 5201 1 cubic "$BATS_TEST_TMPDIR/f0.json"
+	[ "$(show_key link_restarts)" -eq 0 ]
+	"$PATHEMU" phase --name "$NAME" --at 2000
+	flow 5202 1 cubic "$BATS_TEST_TMPDIR/fast1.json"
+	"$PATHEMU" phase --name "$NAME" --at 0 >/dev/null
+	flow 5203 1 cubic "$BATS_TEST_TMPDIR/slow1.json"
+	"$PATHEMU" phase --name "$NAME" --at 2000 >/dev/null
+	flow 5204 1 cubic "$BATS_TEST_TMPDIR/fast2.json"
+	[ "$(show_key link_phase_at_ms)" -eq 2000 ]
+	[ "$(show_key link_phase_ms)" -eq 2000 ]
+	# iperf3's control connection and its data connection, three flows
+	[ "$(show_key link_restarts)" -eq 6 ]
+	f1=$(recv_mbit "$BATS_TEST_TMPDIR/fast1.json") s1=$(recv_mbit "$BATS_TEST_TMPDIR/slow1.json")
+	f2=$(recv_mbit "$BATS_TEST_TMPDIR/fast2.json")
+	echo "from 2000 ms: $f1 and $f2 Mbit/s, from 0 ms: $s1 Mbit/s"
+	# a second from 0 ms is the 5 Mbit/s stretch; from 2000 ms the 40 Mbit/s one
+	# (slow start's first RTTs and iperf3's end take some of it)
+	awk -v s="$s1" 'BEGIN { exit !(s > 2 && s <= 5) }'
+	awk -v f="$f1" -v g="$f2" 'BEGIN { exit !(f > 15 && g > 15) }'
+	"$PATHEMU" phase --name "$NAME" --off >/dev/null
+	flow 5205 1 cubic "$BATS_TEST_TMPDIR/f5.json"
+	[ "$(show_key link_restarts)" -eq 6 ]
+	for bad in "--at 4000" "--at -1" "--at 1.5" "--at x" "" "--at 10 --off"; do
+		# shellcheck disable=SC2086 # the words are the arguments
+		run "$PATHEMU" phase --name "$NAME" $bad
+		echo "phase $bad: $status $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+	done
+	"$PATHEMU" stop --name "$NAME"
+	assert_clean
+	run "$PATHEMU" phase --name "$NAME" --at 0
+	[ "$status" -eq 1 ]
+	[[ $output == *"no emulation"* ]]
+	"$PATHEMU" start --name "$NAME" --rate 10mbit --rtt 20ms --buffer 10 >/dev/null
+	run "$PATHEMU" phase --name "$NAME" --at 0
+	[ "$status" -eq 1 ]
+	[[ $output == *"has no trace link"* ]]
+	"$PATHEMU" stop --name "$NAME"
+	assert_clean
+}
+
 @test "emu: cross starts competing flows that share the bottleneck, refuses bad input, and stop ends them" {
 	"$PATHEMU" start --name "$NAME" --rate 50mbit --rtt 20ms --buffer 1bdp >/dev/null
 	run "$PATHEMU" cross --name "$NAME" --flows 1 --cc nosuch

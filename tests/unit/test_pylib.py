@@ -134,10 +134,24 @@ def test_path():
         eq("trace rate", c["rate_bps"], 9000000)
         eq("trace bdp_pkts", c["bdp_pkts"], 15)
         eq("trace opportunities", (c["link_opportunities"], c["link_period_ms"]), (3, 4))
+        # the window a connection meets when pathemu phase restarts the trace:
+        # times 1, 1, 4 repeat every 4 ms (opportunities at 1, 1, 4, 5, 5, 8, ...)
+        eq("window 0+4", parse.mahimahi_window([1, 1, 4], 0, 4), 2)
+        eq("window 1+4", parse.mahimahi_window([1, 1, 4], 1, 4), 3)
+        eq("window 2+3 wraps", parse.mahimahi_window([1, 1, 4], 2, 4), 3)
+        eq("window 6 from 5 (mod 4: 1)", parse.mahimahi_window([1, 1, 4], 5, 1), 2)
+        eq("window of 3 periods", parse.mahimahi_window([1, 1, 4], 0, 12), 8)
+        w = path.trace_window(t, "20ms", 1, 4)
+        eq("trace_window", (w["window_from_ms"], w["window_opportunities"], w["window_rate_bps"],
+                            w["window_bdp_pkts"]), (1, 3, 9000000, 15))
+        eq("trace_window from a later period", path.trace_window(t, "20ms", 9, 4)["window_from_ms"], 1)
+        raises("trace_window bad rtt", path.BadInput, path.trace_window, t, "fast", 0)
+        raises("trace_window before 0", path.BadInput, path.trace_window, t, "20ms", -1)
         for bad in ("3\n1\n", "0\n", "x\n", ""):
             with open(t, "w") as f:
                 f.write(bad)
             raises(f"mahimahi {bad!r}", ValueError, parse.read_mahimahi, t)
+            raises(f"trace_window {bad!r}", path.BadInput, path.trace_window, t, "20ms", 0)
 
 
 def test_iperf_probe_bpftool():

@@ -36,6 +36,12 @@
  * whose slot goes unused.  The queue holds at most PKTS packets; an arrival
  * beyond that is dropped and counted (link_dropped).  The delay stays on the
  * ACK path (another delayq).
+ * With -R FILE, every TCP SYN (a new connection; not a SYN-ACK) that enters
+ * the link starts the trace again at the offset FILE holds (milliseconds into
+ * the trace, read at each SYN; no FILE: no restart), as Mahimahi starts its
+ * trace with each shell: every flow after it meets the same stretch of the
+ * trace, so flows of different congestion controls can be compared pair by
+ * pair.
  *
  * A policer (-P RATE:BURST) comes before all of that: a token bucket of BURST
  * bytes filled at RATE bit/s; a packet longer than the tokens left is dropped
@@ -107,6 +113,8 @@ static struct {
 	uint64_t cur_cycle; /* the last opportunity given to a packet: cycle and index */
 	int64_t cur_idx;
 	uint64_t link_dropped, link_used;
+	const char *phasefile; /* -R: the offset each SYN restarts the trace at */
+	uint64_t link_restarts, link_phase_ms;
 	/* -P: the policer's rate (bytes per second), bucket size and state */
 	uint64_t police_Bps, police_burst, police_tokens_nB, police_last;
 	uint64_t police_dropped, police_passed;
@@ -146,7 +154,6 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
-/* A TCP segment with SYN and ACK set (IPv4; the path is IPv4 only). */
 /* The packet's IPv4 total length, from the copied header; 0 if none. */
 static uint32_t ip_len(struct nfq_data *nfa)
 {
@@ -178,18 +185,35 @@ static bool police_pass(uint32_t len)
 	return true;
 }
 
-static bool is_synack(struct nfq_data *nfa)
+/* The TCP flags of an IPv4 TCP segment, from the copied header; -1 if none. */
+static int tcp_flags(struct nfq_data *nfa)
 {
 	unsigned char *p;
 	int len = nfq_get_payload(nfa, &p);
 	int ihl;
 
 	if (len < 20 || (p[0] >> 4) != 4 || p[9] != 6)
-		return false;
+		return -1;
 	ihl = (p[0] & 0x0f) * 4;
 	if (len < ihl + 14)
-		return false;
-	return (p[ihl + 13] & 0x12) == 0x12;
+		return -1;
+	return p[ihl + 13];
+}
+
+/* A TCP segment with SYN and ACK set (IPv4; the path is IPv4 only). */
+static bool is_synack(struct nfq_data *nfa)
+{
+	int f = tcp_flags(nfa);
+
+	return f >= 0 && (f & 0x12) == 0x12;
+}
+
+/* A connection's first segment: SYN without ACK. */
+static bool is_syn(struct nfq_data *nfa)
+{
+	int f = tcp_flags(nfa);
+
+	return f >= 0 && (f & 0x12) == 0x02;
 }
 
 /* The delay for a packet arriving at NOW: -d, or the schedule's value. */
@@ -251,6 +275,35 @@ static uint64_t next_opportunity(uint64_t now)
 	g.cur_idx = idx;
 	g.link_used++;
 	return t;
+}
+
+/*
+ * -R FILE: a new connection starts the trace again at FILE's offset
+ * (milliseconds, modulo the period); FILE missing or empty: the trace runs on.
+ * The next packet takes the first opportunity at or after the offset.
+ */
+static void trace_restart(void)
+{
+	unsigned long long ms;
+	uint64_t off;
+	char extra;
+	FILE *f = fopen(g.phasefile, "r");
+	int n;
+
+	if (!f)
+		return;
+	n = fscanf(f, "%llu %c", &ms, &extra);
+	fclose(f);
+	if (n != 1)
+		return;
+	off = ms * 1000000ULL % g.period_ns;
+	if (g.now < off)
+		return;
+	g.trace_t0 = g.now - off;
+	g.cur_cycle = 0;
+	g.cur_idx = -1;
+	g.link_restarts++;
+	g.link_phase_ms = ms;
 }
 
 /* -T FILE: one opportunity per line, whole milliseconds, non-decreasing */
@@ -347,6 +400,8 @@ static int on_packet(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 		g.synacks++;
 	}
 	if (g.opp_ns) {
+		if (g.phasefile && is_syn(nfa))
+			trace_restart();
 		due = next_opportunity(g.now);
 		goto queue;
 	}
@@ -495,6 +550,7 @@ static void write_stats(void)
 		"schedule=%d\nschedule_starts=%" PRIu64 "\nschedule_t0_unix_s=%lld.%06ld\n"
 		"delay_now_us=%.3f\nack_agg_us=%.3f\nlink_trace=%s\nlink_opportunities=%u\n"
 		"link_period_ms=%.3f\nlink_limit=%u\nlink_used=%" PRIu64 "\nlink_dropped=%" PRIu64 "\n"
+		"link_restarts=%" PRIu64 "\nlink_phase_ms=%" PRIu64 "\n"
 		"police_rate_bps=%" PRIu64 "\npolice_burst_bytes=%" PRIu64 "\npolice_passed=%" PRIu64
 		"\npolice_dropped=%" PRIu64 "\n",
 		g.qnum, g.delay_ns / 1000.0, g.received, g.released, g.batches, g.len, g.max_len, g.cap,
@@ -504,6 +560,7 @@ static void write_stats(void)
 		(long long)g.sched_t0_real.tv_sec, g.sched_t0_real.tv_nsec / 1000,
 		delay_at(now_ns()) / 1000.0, g.agg_ns / 1000.0, g.tracefile ? g.tracefile : "",
 		g.nopp, g.period_ns / 1e6, g.link_limit, g.link_used, g.link_dropped,
+		g.link_restarts, g.link_phase_ms,
 		g.police_Bps * 8, g.police_burst, g.police_passed, g.police_dropped);
 	if (f == stderr)
 		return;
@@ -559,7 +616,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: delayq -d DELAY_US [-q QUEUE] [-n MAXLEN] [-p PIDFILE] [-s STATSFILE]\n"
 		"              [-r RTPRIO] [-c CPU] [-j JITTER_US] [-S AFTER:DELAY[:RAMP]]\n"
-		"              [-A PERIOD_US] [-T TRACE -b PKTS] [-P RATE_BPS:BURST_BYTES] [-L] [-D]\n"
+		"              [-A PERIOD_US] [-T TRACE -b PKTS [-R FILE]] [-P RATE_BPS:BURST_BYTES] [-L] [-D]\n"
 		"Hold every packet of NFQUEUE QUEUE for DELAY_US microseconds, FIFO.\n"
 		"  -d US      constant delay in microseconds (fractions allowed)\n"
 		"  -j US      add a uniform random delay in [0, US) per packet, never\n"
@@ -571,6 +628,8 @@ static void usage(FILE *f)
 		"  -T FILE    a trace-driven link instead of the delay: a packet leaves at the\n"
 		"             next delivery opportunity of FILE (Mahimahi: ms per line)\n"
 		"  -b PKTS    with -T: the link's buffer, packets (tail drop beyond it)\n"
+		"  -R FILE    with -T: each TCP SYN starts the trace again at the offset\n"
+		"             FILE holds (ms; read at each SYN; no FILE: no restart)\n"
 		"  -P R:B     police first: a token bucket of B bytes at R bit/s; a packet\n"
 		"             beyond it is dropped at once\n"
 		"  -q N       queue number (default 0)\n"
@@ -622,7 +681,7 @@ static int parse_args(int argc, char **argv)
 	double d;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:j:S:A:T:b:P:q:n:p:s:r:c:LDh")) != -1) {
+	while ((c = getopt(argc, argv, "d:j:S:A:T:b:R:P:q:n:p:s:r:c:LDh")) != -1) {
 		switch (c) {
 		case 'P': {
 			unsigned long long r, b;
@@ -646,6 +705,9 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'T':
 			g.tracefile = optarg;
+			break;
+		case 'R':
+			g.phasefile = optarg;
 			break;
 		case 'b':
 			g.link_limit = strtoul(optarg, &end, 10);
@@ -737,6 +799,10 @@ static int parse_args(int argc, char **argv)
 		fprintf(stderr, "delayq: -T and -b go together\n");
 		return -1;
 	}
+	if (g.phasefile && !g.tracefile) {
+		fprintf(stderr, "delayq: -R restarts a trace: it needs -T\n");
+		return -1;
+	}
 	if (g.tracefile && (g.sched || g.jitter_ns || g.agg_ns || g.delay_ns)) {
 		fprintf(stderr, "delayq: -T is a link of its own: -d 0, and no -j, -S or -A\n");
 		return -1;
@@ -759,9 +825,11 @@ static int setup_queue(void)
 			strerror(errno));
 		return -1;
 	}
-	/* the schedule reads TCP flags; without it the kernel copies nothing */
-	if (nfq_set_mode(g.qh, g.sched || g.police_Bps ? NFQNL_COPY_PACKET : NFQNL_COPY_META,
-			 g.sched ? HDR_COPY : g.police_Bps ? 20 : 0) < 0) {
+	/* the schedule and -R read TCP flags, the policer the IP length; without
+	 * them the kernel copies nothing */
+	if (nfq_set_mode(g.qh,
+			 g.sched || g.phasefile || g.police_Bps ? NFQNL_COPY_PACKET : NFQNL_COPY_META,
+			 g.sched || g.phasefile ? HDR_COPY : g.police_Bps ? 20 : 0) < 0) {
 		fprintf(stderr, "delayq: can't set copy mode: %s\n", strerror(errno));
 		return -1;
 	}

@@ -248,8 +248,9 @@ def flow(a):
            "app_s": app_s or None, "rtt_step": a.rtt_step or None, "rtt_step_at_s": r(step_at),
            "rtt_final_ms": r(at_t(1e9) * 1e3, 2) if a.rtt_step else None, "sender": a.sender,
            # a real path's options (agg=, police=, trace=, cross=); bdp_pkts is then the
-           # policed rate's or the fair share's
-           "real": a.real or None}
+           # policed rate's, the fair share's, or a trace link's over the first second
+           # from trace_phase_ms, where the flow's connection started the trace
+           "real": a.real or None, "trace_phase_ms": a.trace_phase}
     try:
         with open(a.iperf) as f:
             ip = json.load(f)
@@ -654,9 +655,14 @@ def scen_table(g):
         fl = next(iter(algs.values()))[0]
         ran = "all" if list(algs) == every else " ".join(algs)
         send = fl.get("sender") or "iperf3"
+        # a trace link's BDP is of the stretch each repetition meets (trace_phase_ms)
+        bdps = sorted({x["bdp_pkts"] for al in algs.values() for x in al})
+        bdp = f"{bdps[0]}" if len(bdps) == 1 else f"{bdps[0]}-{bdps[-1]} (by repetition)"
+        ideal = (f"{bdps[0]}-{bdps[0] + fl['buffer_pkts']}" if len(bdps) == 1
+                 else f"BDP to BDP + {fl['buffer_pkts']}")
         out.append(f"| {sid} | {'clean' if is_clean(fl) else 'stress'} | {fl['rate_mbit']:g} Mbit/s | {rtt_desc(fl)} | "
-                   f"{fl['buffer']} | {fl['bdp_pkts']} | {fl['buffer_pkts']} | "
-                   f"{fl['bdp_pkts']}-{fl['bdp_pkts'] + fl['buffer_pkts']} | {fmt(fl['ideal_t_s'], 2)} s | "
+                   f"{fl['buffer']} | {bdp} | {fl['buffer_pkts']} | "
+                   f"{ideal} | {fmt(fl['ideal_t_s'], 2)} s | "
                    f"{send}{' (' + app_desc(fl) + ')' if fl.get('app') else ''} | {ran} | {fl['duration_s']} |")
     return "\n".join(out)
 
@@ -1784,6 +1790,8 @@ def main():
     f.add_argument("--app", default="", help="F:T, an application-limited start (flowgen.py --app)")
     f.add_argument("--rtt-step", dest="rtt_step", default="", help="AFTER:RTT2[:RAMP] (pathemu --rtt-step)")
     f.add_argument("--real", default="", help="the real-path options: agg=, police=, trace=, cross= (run.sh)")
+    f.add_argument("--trace-phase", type=int, default=None,
+                   help="a trace link: the ms into the trace where the flow's connection started it (pathemu phase)")
     f.add_argument("--sender", default="iperf3", choices=("iperf3", "flowgen"))
     f.add_argument("--stall-exit", dest="stall_exit", action="store_true",
                    help=f"exit {STALL_EXIT} (after the record) when the path stalled (path_stall)")

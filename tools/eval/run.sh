@@ -68,7 +68,10 @@ CORE_ALGOS="cubic bpf_linux bpf_hspp bpf_search* bpf_predict* reno"
 #   police=R:B a token-bucket policer of rate R and burst B before the queue
 #             (pathemu --policer); the analysis uses R's BDP
 #   trace=K   the bottleneck is a trace link of kind K (cellular or wifi,
-#             tools/emu/mktrace, seed 1) whose mean is RATE (pathemu --trace)
+#             tools/emu/mktrace, seed 1) whose mean is RATE (pathemu --trace);
+#             every flow of rep R starts the trace (R-1) x TRACE_STRIDE_MS in
+#             (pathemu phase), so the algorithms meet the same stretch of it,
+#             and the analysis uses the BDP of that stretch's first second
 #   cross=N:CC N long flows of CC share the bottleneck from 3 s before the
 #             flow (pathemu cross); the analysis uses the fair share's BDP,
 #             BDP / (N + 1)
@@ -345,6 +348,8 @@ LOADED=()
 IMPOSSIBLE=0
 # tries of a flow whose path stalled (run_flow), tries run again, flows kept stalled
 STALL_TRIES=${EVAL_STALL_TRIES:-3} STALL_RERUNS=0 STALLED_KEPT=0 FLOW_STALLED=0
+# a trace link: where rep R starts the trace (trace_phase)
+TRACE_STRIDE_MS=3000
 # shellcheck disable=SC2317 # called from the traps
 cleanup() {
 	local rc=$?
@@ -433,10 +438,12 @@ path_start() {
 	S_REAL=$(for k in agg police trace cross; do v=$(opt $k "$opts"); [ -z "$v" ] || printf '%s=%s ' "$k" "$v"; done)
 	S_REAL=${S_REAL% }
 	local tr=""
+	S_TRACEFILE= TRACE_PHASE=
 	if [ -n "$S_TRACE" ]; then
 		tr=$TMP/$S_ID.trace
 		"$REPO/tools/emu/mktrace" "$S_TRACE" --rate "$S_RATE" --seconds 30 --seed 1 >"$tr" ||
 			die "mktrace $S_TRACE failed for $S_ID"
+		S_TRACEFILE=$tr
 	fi
 	S_DUR=$(scen_dur "$opts")
 	# iperf3 cannot change its rate mid-flow, nor start its data a known time
@@ -469,6 +476,21 @@ path_start() {
 	fi
 	# the delay queue warms up; the first flow must not pay for it
 	ip netns exec "$PATHN-snd" ping -c 2 -i 0.2 -q "$RCV_ADDR" >/dev/null 2>&1 || true
+}
+
+# trace_phase REP: a trace link's flows of rep REP all start the trace
+# (REP-1) x TRACE_STRIDE_MS in (modulo its period; pathemu phase restarts it
+# at each connection's SYN), and BDP is the rate of the second from there:
+# the algorithms of a rep meet the same stretch of the link, the reps
+# different ones
+trace_phase() {
+	local w
+	w=$(cubictools trace-window --trace "$S_TRACEFILE" --rtt "$S_RTT" --from $(( ($1 - 1) * TRACE_STRIDE_MS ))) ||
+		die "cubictools trace-window failed for $S_ID"
+	TRACE_PHASE=$(sed -n 's/^window_from_ms=//p' <<<"$w")
+	BDP=$(sed -n 's/^window_bdp_pkts=//p' <<<"$w")
+	"$PATHEMU" phase --name "$PATHN" --at "$TRACE_PHASE" >/dev/null || die "pathemu phase failed for $S_ID"
+	log "$S_ID rep $1: the trace from ${TRACE_PHASE} ms ($(sed -n 's/^window_rate_bps=//p' <<<"$w") bit/s over its first second: BDP $BDP)"
 }
 
 # sink_start: flowgen.py's sink on PORT in the receiver namespace, listening
@@ -556,7 +578,7 @@ flow_once() {
 	"$PY" "$ANALYZE" flow --scenario "$S_ID" --algorithm "$aid" --kind "$kind" --arg "$arg" \
 		--rep "$rep" --rate "$S_RATE" --rtt "$S_RTT" --buffer "$S_BUF" --class "$S_CLASS" \
 		${S_JIT:+--jitter "$S_JIT"} ${S_APP:+--app "$S_APP"} ${S_STEP:+--rtt-step "$S_STEP"} \
-		${S_REAL:+--real "$S_REAL"} --sender "$( [ "$S_GEN" = 1 ] && echo flowgen || echo iperf3 )" \
+		${S_REAL:+--real "$S_REAL"} ${TRACE_PHASE:+--trace-phase "$TRACE_PHASE"} --sender "$( [ "$S_GEN" = 1 ] && echo flowgen || echo iperf3 )" \
 		--bdp-pkts "$BDP" --buffer-pkts "$BUFP" --port "$PORT" --duration "$S_DUR" \
 		--iperf "$f.iperf" --probe "$f.probe" --bpf-trace "$f.bpf" \
 		--nstat-before "$h0" --nstat-after "$h1" --tbf-before "${d0:-0}" --tbf-after "${d1:-0}" \
@@ -581,6 +603,7 @@ for s in "${SCENARIOS[@]}"; do
 	[ ${#RUN[@]} -gt 0 ] || continue
 	path_start "$s"
 	for rep in $(seq "$REPS"); do
+		[ -z "$S_TRACEFILE" ] || trace_phase "$rep"
 		for a in "${RUN[@]}"; do
 			read -r aid kind arg _ <<<"$a"
 			i=$(( i + 1 ))

@@ -5,6 +5,9 @@
         [--burst-us U] [--ack-agg P] [--policer RATE:BURST] [--trace FILE]
         pathemu's numbers as key=value lines; bad input: the reason on
         stderr, exit 2
+  trace-window --trace FILE --rtt T --from MS [--window MS]
+        a trace link's rate and BDP over the window a connection meets when
+        it starts the trace MS in (pathemu phase); key=value lines
   bound --bdp N --buffer M | --send-buffer BYTES
         the largest possible cwnd, packets (cubictools.windows)
   iperf-windows --bound N [--label L] FILE...
@@ -32,6 +35,11 @@ def main(argv=None):
     pp.add_argument("--ack-agg", default="")
     pp.add_argument("--policer", default="")
     pp.add_argument("--trace", default="")
+    pw = sub.add_parser("trace-window")
+    pw.add_argument("--trace", required=True)
+    pw.add_argument("--rtt", required=True)
+    pw.add_argument("--from", dest="from_ms", type=int, required=True)
+    pw.add_argument("--window", type=int, default=1000)
     pb = sub.add_parser("bound")
     pb.add_argument("--bdp", type=int)
     pb.add_argument("--buffer", type=int)
@@ -45,6 +53,14 @@ def main(argv=None):
         try:
             cfg = path.config(a.rate, a.rtt, a.buffer, a.loss, a.jitter, a.burst_us, a.rtt_step,
                               a.ack_agg, a.policer, a.trace)
+        except path.BadInput as e:
+            print(e, file=sys.stderr)
+            return 2
+        for k, v in cfg.items():
+            print(f"{k}={v}")
+    elif a.cmd == "trace-window":
+        try:
+            cfg = path.trace_window(a.trace, a.rtt, a.from_ms, a.window)
         except path.BadInput as e:
             print(e, file=sys.stderr)
             return 2

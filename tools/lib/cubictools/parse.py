@@ -2,6 +2,7 @@
 """Parsing: the quantities of pathemu's options and of the eval matrix, the
 segment sizes, and the raw outputs tools collect (iperf3 -J, tcp:tcp_probe
 trace lines, bpftool -j, /proc files)."""
+import bisect
 import collections
 import json
 import re
@@ -41,11 +42,11 @@ def parse_size(text):
     return float(t) if re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", t) else _quantity(t, SIZE_UNITS)
 
 
-def read_mahimahi(path):
+def mahimahi_times(path):
     """A Mahimahi link trace: one line per 1500-byte delivery opportunity, the
     milliseconds since the start at which it comes, non-decreasing; the trace
-    repeats with the period of its last line. -> (opportunities, period_ms)."""
-    n, last = 0, 0
+    repeats with the period of its last line. -> the opportunities' times (ms)."""
+    times, last = [], 0
     with open(path) as f:
         for no, line in enumerate(f, 1):
             line = line.strip()
@@ -54,10 +55,28 @@ def read_mahimahi(path):
             if not line.isdigit() or int(line) < last:
                 raise ValueError(f"{path}: line {no}: '{line[:20]}' (whole milliseconds, non-decreasing)")
             last = int(line)
-            n += 1
-    if n == 0 or last == 0:
+            times.append(last)
+    if not times or last == 0:
         raise ValueError(f"{path}: no delivery opportunity after 0 ms")
-    return n, last
+    return times
+
+
+def read_mahimahi(path):
+    """A Mahimahi trace's (opportunities, period_ms) (mahimahi_times)."""
+    times = mahimahi_times(path)
+    return len(times), times[-1]
+
+
+def mahimahi_window(times, from_ms, window_ms):
+    """The opportunities in [from_ms, from_ms + window_ms) of a trace whose
+    times repeat with the period of the last one: what a connection meets
+    when it starts the trace from_ms in (delayq -R)."""
+    period = times[-1]
+    start, n = from_ms % period, 0
+    for k in range((start + window_ms) // period + 1):
+        lo, hi = start - k * period, start + window_ms - k * period
+        n += bisect.bisect_left(times, hi) - bisect.bisect_left(times, lo)
+    return n
 
 
 def parse_buffer(text, bdp_pkts):

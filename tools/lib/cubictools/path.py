@@ -120,3 +120,24 @@ def config(rate, rtt, buffer, loss="0", jitter="", burst_us=250, step="", ack_ag
         "police_rate_bps": police_bps, "police_burst_bytes": police_burst,
         "link_trace": trace, "link_opportunities": link_opps, "link_period_ms": link_period_ms,
     }
+
+
+def trace_window(trace, rtt, from_ms, window_ms=1000):
+    """A trace link's rate over the window a connection meets when it starts
+    the trace from_ms in (pathemu phase), and that rate's BDP at rtt, in
+    packets: the pipe a flow there has. Raises BadInput."""
+    try:
+        times = parse.mahimahi_times(trace)
+    except (OSError, ValueError) as e:
+        raise BadInput(f"bad trace: {e}") from None
+    try:
+        rtt_us = _us(rtt)
+    except ValueError:
+        raise BadInput(f"bad rtt '{rtt}' (e.g. 20ms; 1us..10s)") from None
+    if from_ms < 0 or window_ms <= 0:
+        raise BadInput(f"bad window {from_ms}+{window_ms} ms")
+    n = parse.mahimahi_window(times, from_ms, window_ms)
+    rate_bps = int(n * parse.IP_PKT * 8 * 1000 / window_ms + 0.5)
+    return {"window_from_ms": from_ms % times[-1], "window_ms": window_ms, "window_opportunities": n,
+            "window_rate_bps": rate_bps, "window_bdp_pkts": max(1, int(n * rtt_us / 1000 / window_ms + 0.5))}
+
