@@ -511,6 +511,7 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 	e->predict_train_acks = pr->train_acks;
 	e->predict_train_bytes = pr->train_bytes;
 	e->predict_train_line = pr->line;
+	e->predict_train_gaps = pr->gaps;
 	e->predict_round = pr->round;
 	e->predict_delay_min_us = pr->delay_min;
 	e->predict_cwnd_set = pr->cwnd;

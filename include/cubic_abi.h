@@ -332,6 +332,7 @@ struct cubic_info {
 	U32(predict_train_acks, PREDICT, 0)    /* its points (ACKs) */                             \
 	U32(predict_train_bytes, PREDICT, 0)   /* bytes acked along it */                          \
 	U32(predict_train_line, PREDICT, 0)    /* per mille: r^2 of its points (its error) */      \
+	U32(predict_train_gaps, PREDICT, 0)    /* long ACK gaps it went on across (bunches) */     \
 	U32(predict_round, PREDICT, 0)         /* the round it came from (1: IW's) */              \
 	U32(predict_delay_min_us, PREDICT, 0)  /* the RTT of the BDP */                            \
 	U32(predict_cwnd_set, PREDICT, 0)      /* cwnd when the target was set */                  \
