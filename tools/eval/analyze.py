@@ -1177,7 +1177,7 @@ def predict_story(g):
         rows.append(f"| {x['scenario']} | {x['rep']} | {x['buffer_pkts'] / bdp:.2g} | "
                     f"{fmt(est and est / pay, 3)} | {fmt(pv(x, 'mean_rate') and pv(x, 'mean_rate') / pay, 3)} | "
                     f"{fmt(pv(x, 'train_acks'))} | {fmt(pv(x, 'train_us'))} | "
-                    f"{fmt(pv(x, 'train_line') and pv(x, 'train_line') / 1000, 3)} | "
+                    f"{fmt(pv(x, 'train_line') and pv(x, 'train_line') / 1000, 3)} | {fmt(pv(x, 'train_gaps'))} | "
                     f"{fmt(tgt and tgt / bdp, 2) if ok else 'none'} | {x['exit_reason']} | {fmt(x['exit_cwnd_bdp'], 2)} | "
                     f"{'yes' if x.get('ss_lost') else 'no' if x.get('ss_lost') is False else '-'} | "
                     f"{'yes' if in_band(x) else 'no'} |")
@@ -1185,7 +1185,8 @@ def predict_story(g):
     within = lambda e: sum(1 for v in errs if abs(v) <= e)
     out = ["bpf_cubic preset `predict` (include/predict_core.h): the bottleneck rate from the least-squares "
            "fit of the first unpaced round's ACK train long enough to judge (`predict_min_train_us`, 1 ms; "
-           "its leading token-bucket burst trimmed, ACKs that come in a bunch one point), the target "
+           "its leading token-bucket burst trimmed, ACKs that come in a bunch one point; `train gaps`: long ACK gaps "
+           "it went on across, ACKs aggregated in bunches measured across them), the target "
            "rate x delay_min x 1.03, then slow start up to it, paced by the kernel from the ACK on which "
            "the measured round's train became long enough, and capped at the estimate during the fill. A "
            "round whose train stays shorter does not count (the next one, twice as long, is measured); a "
@@ -1200,8 +1201,8 @@ def predict_story(g):
            f"within 3 %: {within(0.03)}, within 5 %: {within(0.05)}, within 10 %: {within(0.10)}"
            + (f"; median error {med(errs) * 100:+.1f} %, range {min(errs) * 100:+.1f} % to {max(errs) * 100:+.1f} %" if errs else "")
            + ".\n",
-           "| scenario | rep | buffer/BDP | estimate / rate | train mean / rate | train ACKs | train us | train r^2 | target/BDP | exit | exit/BDP | slow-start segment lost | in band |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows + [""]
+           "| scenario | rep | buffer/BDP | estimate / rate | train mean / rate | train ACKs | train us | train r^2 | train gaps | target/BDP | exit | exit/BDP | slow-start segment lost | in band |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows + [""]
     if fails:
         out.append(f"**No estimate** on {len(fails)} flows: their trains' fit and mean rate (the table's "
                    "two rate columns) disagreed, its points were too scattered to give the slope to 10 % (r^2), or the train was too short. The emulator's ACK path releases "
@@ -1274,7 +1275,8 @@ def realpath_md(flows):
     return "\n".join([
         "Issue 20's safety line, per real-path class: each rule's slow-start retransmissions (median), "
         "the bottleneck's drops for the whole flow (median) and its exits below "
-        f"{BELOW} x the BDP (of the fair share, or of the policed rate), against the kernel's cubic "
+        f"{BELOW} x the BDP (of the fair share, of the policed rate, or of the stretch of a trace link "
+        "the repetition met), against the kernel's cubic "
         "on the same paths in the same run. **no worse**: median retransmissions and drops at most "
         "HyStart's (+10 %, at least 2 packets) and no more exits below it. `bpf_linux` is the kernel's "
         "HyStart re-implemented (the fidelity section): where it reads worse, the difference is these "
