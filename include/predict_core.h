@@ -43,12 +43,15 @@
  *         wifi50_20 every 2-6 ms). A bunch's corner lies on the
  *         bottleneck's line whatever the period, so the train goes on
  *         across a gap below delay_min / 2: if everything before it came
- *         in less time than the gap (one bunch), the train starts again at
- *         its corner; else the step across the gap is judged when the bunch
- *         after it is complete, and one that went below half the train's
- *         mean rate (a tail's one or two segments) takes the train back to
- *         before the gap and ends it there (predict_step_settle()). A
- *         longer gap ends the train;
+ *         in less time than the gap and is not yet a train to judge (one
+ *         bunch), the train starts again at its corner; else the step
+ *         across the gap is judged when the bunch after it is complete,
+ *         and one that went below half the train's mean rate (a tail's one
+ *         or two segments) takes the train back to before the gap and ends
+ *         it there (predict_step_settle()). A longer gap ends the train,
+ *         and so does, in a train of bunches, a gap above 1.5 periods (a
+ *         bunch missing: the bottleneck idled). A train that went on
+ *         across a gap must give its slope to half the tolerance;
  *       - at the round's end the rate is the least-squares slope of those
  *         points. It is accepted when the train has at least
  *         PREDICT_MIN_POINTS points, lasts `min_train_us`, and the slope
@@ -560,11 +563,10 @@ static inline void predict_new_round(struct predict_state *s, const struct predi
 /*
  * The step across the train's last long gap (from the point before it to the
  * last point, the corner of the bunch after it) is the bottleneck's when it
- * went at least a quarter of the train's mean rate: a bunch carries what the
+ * went at least half the train's mean rate: a bunch carries what the
  * bottleneck delivered while it was held (about the mean rate), the round's
  * tail one or two segments after a long wait (on a clean 50 Mbit/s path a
- * 1448-byte step over 3 ms is a twelfth of it). So a step below half the
- * mean rate is not the bottleneck's.
+ * 1448-byte step over 3 ms is a twelfth of it).
  */
 static inline int predict_step_ok(const struct predict_state *s)
 {
