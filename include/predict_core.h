@@ -48,10 +48,9 @@
  *         across the gap is judged when the bunch after it is complete,
  *         and one that went below half the train's mean rate (a tail's one
  *         or two segments) takes the train back to before the gap and ends
- *         it there (predict_step_settle()). A longer gap ends the train,
- *         and so does, in a train of bunches, a gap above 1.5 periods (a
- *         bunch missing: the bottleneck idled). A train that went on
- *         across a gap must give its slope to half the tolerance;
+ *         it there (predict_step_settle()). A longer gap ends the train.
+ *         A train that went on across a gap must give its slope to half
+ *         the tolerance;
  *       - at the round's end the rate is the least-squares slope of those
  *         points. It is accepted when the train has at least
  *         PREDICT_MIN_POINTS points, lasts `min_train_us`, and the slope
@@ -620,18 +619,6 @@ static inline void predict_point(struct predict_state *s, const struct predict_p
 	limit = p->gap_us;
 	if (s->n > 1 && s->last_x / (s->n - 1) * 4 > limit)
 		limit = s->last_x / (s->n - 1) * 4;
-	if (s->bunched && s->n > 2 && (__u64)gap * 2 > (__u64)s->last_x / (s->n - 1) * 3) {
-		/*
-		 * A train of bunches (each a point, a period apart) whose next
-		 * bunch comes more than 1.5 periods on: a bunch is missing, the
-		 * bottleneck had nothing to deliver for a while (the data the
-		 * previous round's ACKs clocked out had a hole), and the rate
-		 * across it would read low (agg50_20_4: a gap of 8.0 ms among
-		 * 3.8 ms ones, a train at 0.66 x). The train ends before it.
-		 */
-		s->ended = 2;
-		return;
-	}
 	if (gap > limit) {
 		/*
 		 * A long gap: the round's tail (the sender's data ran out, a
