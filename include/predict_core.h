@@ -652,17 +652,15 @@ static inline void predict_point(struct predict_state *s, const struct predict_p
 			s->n = 1;
 			s->last_x = s->last_y = 0;
 			s->bunched = 1;
-			if (s->gaps < 255)
-				s->gaps++;
 		} else {
 			s->snap_m = s->m;
 			s->snap_n = s->n;
 			s->snap_x = s->last_x;
 			s->snap_y = s->last_y;
 			s->pending = 1;
-			if (s->gaps < 255)
-				s->gaps++;
 		}
+		if (s->gaps < 255)
+			s->gaps++;
 	}
 	x = a->now_us - s->ref_us;
 	y = pos - s->ref_pos;
