@@ -564,6 +564,12 @@ band_flow() {
 	[ "$(jq -r 'select(.scenario != "cell20_40") | .trace_phase_ms' "$f" | sort -u)" = null ]
 	# a policer's drops are the path's drops: the flow that hit it shows them
 	[ "$(jq 'select(.scenario == "pol100_40") | .tbf_drops > 0' "$f")" = true ]
+	# the slow start's cost to the path: beside a competing flow, what that flow
+	# retransmitted meanwhile is counted too (run.sh's cross_retrans markers were
+	# read: a number, not null); without one the path's cost is the flow's own
+	[ "$(jq 'select(.scenario == "cross50_40_c1") | (.ss_cross_retrans | type == "number")
+		and .ss_path_retrans == .ss_retrans + .ss_cross_retrans' "$f")" = true ]
+	[ "$(jq 'select(.scenario == "pol100_40") | .ss_cross_retrans == null and .ss_path_retrans == .ss_retrans' "$f")" = true ]
 	run leftovers "$p"
 	[ -z "$output" ]
 }

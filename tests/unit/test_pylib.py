@@ -183,6 +183,19 @@ def test_iperf_probe_bpftool():
         eq("read_probe: the port's socket only", {k: len(v) for k, v in fl.items()}, {40000: 1})
     finally:
         os.unlink(f.name)
+    mk = "            bash-4242    [001] .....  200.{:06d}: tracing_mark_write: cross_retrans={}"
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join([mk.format(0, 10), line, mk.format(100000, 12),
+                           mk.format(200000, 30).replace("cross_retrans", "other"), mk.format(300000, 40)]) + "\n")
+    try:
+        marks = parse.read_marks(f.name, "cross_retrans")
+    finally:
+        os.unlink(f.name)
+    eq("read_marks: its key only, in order", marks, [(200.0, 10), (200.1, 12), (200.3, 40)])
+    eq("mark_delta: last before to first after", parse.mark_delta(marks, 200.05, 200.2), 30)
+    eq("mark_delta: within one interval", parse.mark_delta(marks, 200.1, 200.1), 0)
+    eq("mark_delta: from before the first, past the last", parse.mark_delta(marks, 199.0, 201.0), 30)
+    eq("mark_delta: no samples", parse.mark_delta([], 1.0, 2.0), None)
     dump = [{"bpf_map_info": {"id": 7}}, {"bpf_struct_ops_tcp_congestion_ops": {"data": {
         "cong_avoid": "void (struct sock *, u32, u32) bc_cong_avoid/prog_id:3670",
         "pkts_acked": "void (struct sock *, const struct ack_sample *) bc_pkts_acked/prog_id:3672",

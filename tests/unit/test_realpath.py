@@ -17,16 +17,19 @@ import analyze  # noqa: E402
 
 
 
-def flow(scen, algo, real=None, jitter=None, retx=0, drops=0, bdp=1.0):
-    return {"scenario": scen, "algorithm": algo, "real": real, "jitter": jitter,
-            "ss_retrans": retx, "tbf_drops": drops, "exit_cwnd_bdp": bdp}
+def flow(scen, algo, real=None, jitter=None, retx=0, drops=0, bdp=1.0, path=None):
+    f = {"scenario": scen, "algorithm": algo, "real": real, "jitter": jitter,
+         "ss_retrans": retx, "tbf_drops": drops, "exit_cwnd_bdp": bdp}
+    if path is not None:
+        f["ss_path_retrans"] = path
+    return f
 
 
 def row(md, cls, algo):
     """The table row of (class, algorithm), split into cells, or None."""
     for line in md.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 8 and cells[0] == cls and cells[2] == algo:
+        if len(cells) == 9 and cells[0] == cls and cells[2] == algo:
             return cells
     return None
 
@@ -52,17 +55,43 @@ def test_verdicts():
     # a class without the kernel's cubic has no row
     fl += [flow("agg", "same", real="agg=4ms", retx=5)]
     md = analyze.realpath_md(fl)
-    check("reference row", (row(md, "policer", "cubic") or [""] * 8)[7] == "-")
-    check("within 10 %: no worse", (row(md, "policer", "same") or [""] * 8)[7] == "no worse")
-    check("135 retx against 105: worse", (row(md, "policer", "more") or [""] * 8)[7] == "**worse**")
-    check("an exit below 0.8 BDP: worse", (row(md, "policer", "early") or [""] * 8)[7] == "**worse**")
-    check("exits below counted", (row(md, "policer", "early") or [""] * 8)[6] == "1")
+    check("reference row", (row(md, "policer", "cubic") or [""] * 9)[8] == "-")
+    check("within 10 %: no worse", (row(md, "policer", "same") or [""] * 9)[8] == "no worse")
+    check("135 retx against 105: worse", (row(md, "policer", "more") or [""] * 9)[8] == "**worse**")
+    check("an exit below 0.8 BDP: worse", (row(md, "policer", "early") or [""] * 9)[8] == "**worse**")
+    check("exits below counted", (row(md, "policer", "early") or [""] * 9)[7] == "1")
     check("no retransmission figure: not no worse",
-          (row(md, "policer", "unmeasured") or [""] * 8)[7] == "**worse**")
+          (row(md, "policer", "unmeasured") or [""] * 9)[8] == "**worse**")
     check("no reference, no row", row(md, "ACK aggregation", "same") is None)
     check("nothing real, no table", analyze.realpath_md([flow("r", "cubic")]) == "")
+    check("an old run has no path figure", (row(md, "policer", "cubic") or [""] * 9)[5] == "-")
 
 
-for t in (test_classes, test_verdicts):
+def test_path_cost():
+    """With every flow's slow-start retransmissions on the path recorded, the
+    verdict is on them and not on the whole flow's drops (with competing
+    flows, mostly their own sawtooth)."""
+    c1 = "cross=1:cubic"
+    fl = [flow("c", "cubic", real=c1, retx=10, drops=100, path=p) for p in (20, 30)]
+    # median 25 on the path: within 10 % is 27.5
+    fl += [flow("c", "fewer", real=c1, retx=10, drops=300, path=p) for p in (20, 26)]
+    fl += [flow("c", "costly", real=c1, retx=10, drops=50, path=p) for p in (40, 50)]
+    fl += [flow("c", "ownworse", real=c1, retx=30, drops=50, path=p) for p in (20, 30)]
+    md = analyze.realpath_md(fl)
+    check("path figure shown", (row(md, "1 competing flow", "cubic") or [""] * 9)[5] == "25")
+    check("whole-flow drops shown", (row(md, "1 competing flow", "fewer") or [""] * 9)[6] == "300")
+    check("more whole-flow drops, fewer on the path in slow start: no worse",
+          (row(md, "1 competing flow", "fewer") or [""] * 9)[8] == "no worse")
+    check("45 on the path against 25: worse",
+          (row(md, "1 competing flow", "costly") or [""] * 9)[8] == "**worse**")
+    check("its own retransmissions count too",
+          (row(md, "1 competing flow", "ownworse") or [""] * 9)[8] == "**worse**")
+    # one flow without the path's figure: the class is judged on drops, as before
+    md = analyze.realpath_md(fl + [flow("c", "cubic", real=c1, retx=10, drops=100)])
+    check("a class missing the figure falls back to drops",
+          (row(md, "1 competing flow", "fewer") or [""] * 9)[8] == "**worse**")
+
+
+for t in (test_classes, test_verdicts, test_path_cost):
     t()
 done("realpath")

@@ -343,6 +343,7 @@ TI=$TRACEFS/instances/${PFX}_eval
 
 TMP=$(mktemp -d /tmp/bceval.XXXXXX)
 TRACE_PID=
+POLL_PID=
 PATH_UP=0
 LOADED=()
 IMPOSSIBLE=0
@@ -358,6 +359,10 @@ cleanup() {
 	if [ -n "$TRACE_PID" ]; then
 		kill_wait -INT "$TRACE_PID"
 		wait "$TRACE_PID" 2>/dev/null
+	fi
+	if [ -n "$POLL_PID" ]; then
+		kill_wait "$POLL_PID"
+		wait "$POLL_PID" 2>/dev/null
 	fi
 	if [ -d "$TI" ]; then
 		echo 0 >"$TI/tracing_on" 2>/dev/null
@@ -404,6 +409,8 @@ echo 0 >"$TI/tracing_on"
 PORT=$(( 20000 + $$ % 20000 ))
 echo "dport == $PORT" >"$TI/events/tcp/tcp_probe/filter"
 echo 1 >"$TI/events/tcp/tcp_probe/enable"
+# the competing flows' servers (pathemu cross) listen on CROSS_PORT..+15
+CROSS_PORT=5400
 T_START=$(date +%s)
 NFLOWS=0
 for s in "${SCENARIOS[@]}"; do
@@ -464,7 +471,7 @@ path_start() {
 		BDP=$(cubictools path --rate "${S_POL%%:*}" --rtt "$S_RTT" --buffer 1 | sed -n 's/^bdp_pkts=//p')
 	fi
 	if [ -n "$S_CROSS" ]; then
-		"$PATHEMU" cross --name "$PATHN" --flows "${S_CROSS%%:*}" --cc "${S_CROSS#*:}" --port 5400 >/dev/null ||
+		"$PATHEMU" cross --name "$PATHN" --flows "${S_CROSS%%:*}" --cc "${S_CROSS#*:}" --port "$CROSS_PORT" >/dev/null ||
 			die "pathemu cross failed for $S_ID"
 		BDP=$(( (BDP + ${S_CROSS%%:*} / 2 + 1 / 2) / (${S_CROSS%%:*} + 1) ))
 		sleep 3
@@ -508,6 +515,21 @@ sink_start() {
 
 # send CA FILE: one flow of S_DUR seconds with congestion control CA; its
 # iperf3 -J document (or flowgen.py's) in FILE, stderr in FILE.err
+# The competing flows' retransmissions (segments, TCP_INFO's total), summed,
+# into the trace every 100 ms as a marker (cross_retrans=N) on the trace's
+# clock: analyze.py takes what they lost in the measured flow's slow start.
+# (tcp:tcp_retransmit_skb counts retransmitted skbs, several segments each.)
+cross_poll() {
+	local n
+	while :; do
+		n=$(ip netns exec "$PATHN-snd" ss -Htin state established \
+			"( dport >= :$CROSS_PORT and dport < :$((CROSS_PORT + 16)) )" 2>/dev/null |
+			grep -o 'retrans:[0-9]*/[0-9]*' | awk -F/ '{ s += $2 } END { print s + 0 }')
+		echo "cross_retrans=$n" >"$TI/trace_marker" 2>/dev/null || return 0
+		sleep 0.1
+	done
+}
+
 send() {
 	local ca=$1 f=$2
 	if [ "$S_GEN" = 1 ]; then
@@ -556,9 +578,18 @@ flow_once() {
 		TRACE_PID=$!
 		sleep 0.3
 	fi
+	if [ -n "$S_CROSS" ]; then
+		cross_poll &
+		POLL_PID=$!
+	fi
 	local rc=0 arc=0
 	send "$ca" "$f.iperf" || rc=$?
 	sleep 0.2
+	if [ -n "$POLL_PID" ]; then
+		kill_wait "$POLL_PID"
+		wait "$POLL_PID" 2>/dev/null || true
+		POLL_PID=
+	fi
 	echo 0 >"$TI/tracing_on"
 	if [ -n "$TRACE_PID" ]; then
 		kill -INT "$TRACE_PID" 2>/dev/null

@@ -175,6 +175,33 @@ def probe_line(line):
         int(m.group(9)), int(m.group(4), 16))
 
 
+MARK_RE = re.compile(r"\s(\d+\.\d+): tracing_mark_write: ([a-z_]+)=(-?\d+)\s*$")
+
+
+def read_marks(path, key):
+    """[(t, value)] of the trace markers KEY=N (tools/eval/run.sh writes
+    the competing flows' retransmissions as cross_retrans=N), in order."""
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            if "tracing_mark_write" in line:
+                m = MARK_RE.search(line)
+                if m and m.group(2) == key:
+                    out.append((float(m.group(1)), int(m.group(3))))
+    return out
+
+
+def mark_delta(marks, t_from, t_to):
+    """How much a counter sampled as MARKS [(t, value)] grew from T_FROM to
+    T_TO: from the last sample at or before T_FROM (the first if none) to
+    the first at or after T_TO (the last if none); None without samples."""
+    if not marks:
+        return None
+    before = [v for t, v in marks if t <= t_from]
+    after = [v for t, v in marks if t >= t_to]
+    return (after[0] if after else marks[-1][1]) - (before[-1] if before else marks[0][1])
+
+
 def read_probe(path, port):
     """tcp_probe samples of the sockets sending towards PORT: sport -> list."""
     flows = collections.defaultdict(list)
