@@ -429,6 +429,23 @@ hystart_counters() { # -> "train delay"
 tbf_dropped() {
 	"$PATHEMU" show --name "$PATHN" | awk -F= '$1 ~ /^(tbf_dropped|link_police_dropped|link_dropped)$/ { n += $2 } END { print n + 0 }'
 }
+# The emulator's delay lines (the ACK path's; a trace link's or a policer's):
+# emu_reset forgets their release errors (SIGUSR2), emu_after prints the
+# path's drops and the worst line's release-error p99 and maximum since, in
+# us ("DROPS P99 MAX"; analyze.py: a flow on a late emulator is a stall).
+emu_reset() {
+	local d
+	for d in delayq link; do
+		[ ! -f "/run/pathemu/$PATHN/$d.pid" ] || kill -USR2 "$(cat "/run/pathemu/$PATHN/$d.pid")" 2>/dev/null || true
+	done
+}
+emu_after() {
+	"$PATHEMU" show --name "$PATHN" | awk -F= '
+		$1 ~ /^(tbf_dropped|link_police_dropped|link_dropped)$/ { n += $2 }
+		$1 ~ /^(delayq|link)_release_err_p99_us$/ && $2 + 0 > p { p = $2 + 0 }
+		$1 ~ /^(delayq|link)_release_err_max_us$/ && $2 + 0 > m { m = $2 + 0 }
+		END { printf "%d %d %d\n", n, p, m }'
+}
 
 # ---------------------------------------------------------------- one path
 # The scenario in force: S_ID S_RATE S_RTT S_BUF S_CLASS, its options S_JIT
@@ -571,6 +588,7 @@ flow_once() {
 	local h0 d0
 	h0=$(hystart_counters)
 	d0=$(tbf_dropped)
+	emu_reset
 	echo >"$TI/trace"
 	echo 1 >"$TI/tracing_on"
 	if [ "$kind" = bpf ]; then
@@ -599,9 +617,9 @@ flow_once() {
 	cp "$TI/trace" "$f.probe"
 	echo >"$TI/trace"
 	[ -e "$f.bpf" ] || : >"$f.bpf"
-	local h1 d1
+	local h1 d1 late_p99 late_max
 	h1=$(hystart_counters)
-	d1=$(tbf_dropped)
+	read -r d1 late_p99 late_max <<<"$(emu_after)"
 	if [ "$rc" != 0 ]; then
 		log "the sender failed ($S_ID $aid rep $rep, rc $rc): $(head -c 300 "$f.iperf.err") $(jq -r '.error? // empty' "$f.iperf" 2>/dev/null)"
 	fi
@@ -613,6 +631,7 @@ flow_once() {
 		--bdp-pkts "$BDP" --buffer-pkts "$BUFP" --port "$PORT" --duration "$S_DUR" \
 		--iperf "$f.iperf" --probe "$f.probe" --bpf-trace "$f.bpf" \
 		--nstat-before "$h0" --nstat-after "$h1" --tbf-before "${d0:-0}" --tbf-after "${d1:-0}" \
+		${late_p99:+--emu-release-p99-us "$late_p99" --emu-release-max-us "$late_max"} \
 		--stall-exit --stall-retries $((try - 1)) --cwnd-csv "$f.cwnd" >"$f.rec" || arc=$?
 	# a stalled path on a try before the last: nothing kept, the caller runs it again
 	FLOW_STALLED=0
