@@ -56,6 +56,12 @@ teardown_file() {
 		| {algorithm, rep, completed, ca, ca_used, fct_s, limit_s, error}' "$FV/transfers.jsonl"
 	echo "$output"
 	[ -z "$output" ]
+	# the emulator's delay lines were measured over each transfer (a late one
+	# is run again: the record says how often and what the kept try saw)
+	run jq -c 'select((.emu_release_p99_us | type) != "number" or (.late_retries | type) != "number"
+		or (.emu_late and .late_retries < 2))' "$FV/transfers.jsonl"
+	echo "$output"
+	[ -z "$output" ]
 	# each algorithm twice, the bpf one on our instance
 	for a in $FALGOS; do
 		[ "$(jq -s --arg a "$a" '[.[] | select(.algorithm == $a)] | length' "$FV/transfers.jsonl")" -eq 2 ]
@@ -157,6 +163,10 @@ EOF
 	done
 	run "$RUN" --prefix "${FP}x" --out
 	[ "$status" -eq 2 ]
+	run env FCT_LATE_TRIES=0 "$RUN" --prefix "${FP}x" --out "$out"
+	[ "$status" -eq 2 ]
+	[ "$output" = "run.sh: FCT_LATE_TRIES: positive integer" ]
+	[ ! -e "$out" ]
 	run leftovers "${FP}x"
 	[ -z "$output" ]
 }

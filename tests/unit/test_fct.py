@@ -60,6 +60,15 @@ def test_record():
     close("limit", r["limit_s"], 0.928737)
     close("over limit: 1.39 / 0.928737", r["fct_over_limit"], 1.4967, 1e-4)
     eq("retrans", r["retrans"], 44)
+    eq("no release error in the show: not measured", (r["emu_release_p99_us"], r["emu_late"]), (None, False))
+    # the emulator's delay lines: the worst line's p99 over the transfer; above 1 ms it ran late
+    late = dict(show1, delayq_release_err_p99_us="450", delayq_release_err_max_us="6000",
+                link_release_err_p99_us="3200", link_release_err_max_us="15000.5")
+    r = fct.record(x, META, show0, late)
+    eq("late line: the worst's p99 and max", (r["emu_release_p99_us"], r["emu_release_max_us"], r["emu_late"]),
+       (3200, 15000, True))
+    r = fct.record(x, META, show0, dict(show1, delayq_release_err_p99_us="450", delayq_release_err_max_us="6000"))
+    eq("450 us at p99: faithful", (r["emu_release_p99_us"], r["emu_late"]), (450, False))
     # an error, a short transfer, the wrong algorithm: not completed, no FCT
     for what, xx in (("error", {"error": "xfer: timed out"}), ("short", dict(x, bytes=1000)),
                      ("wrong ca", dict(x, ca="reno")), ("nothing", {})):

@@ -30,7 +30,8 @@ from cubictools import fct, parse, report, stats, windows  # noqa: E402
 
 # keys of --meta that are numbers
 META_NUM = {"bytes": int, "rep": int, "seq": int, "rate_bps": int, "rtt_us": int, "bdp_pkts": int,
-            "buffer_pkts": int, "bound": int, "load1": float, "t_unix": float, "hystart_param": int}
+            "buffer_pkts": int, "bound": int, "load1": float, "t_unix": float, "hystart_param": int,
+            "late_retries": int}
 
 
 def cmd_sizes(a):
@@ -144,6 +145,13 @@ def cmd_report(a):
         lines.append("**The run did not finish** (run.txt has no end: stopped, e.g. by an impossible window); "
                      "CPU busy is unknown.")
     lines.append(f"Machine load during the run: {fct.load_text(meta)}.")
+    late = [r for r in recs if r.get("emu_late")]
+    if any("emu_late" in r for r in recs):
+        lines.append(f"The emulator's delay lines (release error p99 above {fct.EMU_LATE_P99_US / 1e3:g} ms over "
+                     f"a transfer: the path was not the one emulated): {meta.get('late_reruns', '?')} tries run "
+                     f"again, {len(late)} transfers kept late (every try late)"
+                     + "".join(f"; {r['path']} {r['algorithm']} {r['size']} rep {r['rep']} "
+                               f"(p99 {r['emu_release_p99_us']} us)" for r in late[:10]) + ".")
     hp = meta.get("hystart_param")
     lines.append("")
     lines.append("Each transfer: one TCP connection, the congestion control set before connect(); the clock "

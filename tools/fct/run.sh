@@ -61,6 +61,9 @@ DEFAULT_PATHS="suss r50_20_1 r100_40_q25"
 DEFAULT_SIZES="1MB 5MB 20MB"
 QUICK_PATHS="suss"
 GAP_S=0.3 # idle between transfers (the queue is empty when a reply arrives)
+# tries of a transfer on a late emulator (transfer()), and tries run again
+LATE_TRIES=${FCT_LATE_TRIES:-3} LATE_RERUNS=0
+[[ $LATE_TRIES =~ ^[1-9][0-9]?$ ]] || { echo "run.sh: FCT_LATE_TRIES: positive integer" >&2; exit 2; }
 
 usage() {
 	sed -n '/^# usage:/,/^# See/s/^# \{0,1\}//p' "$0"
@@ -287,28 +290,49 @@ path_end() {
 # transfer ALGO_ROW SIZE_LABEL BYTES REP SEQ: one timed transfer, its record
 # appended to transfers.jsonl
 transfer() {
-	local aid kind arg label ca rc=0 arc=0 f=$TMP/x load1 t
+	local aid kind arg label ca rc=0 arc=0 f=$TMP/x load1 t try d
 	read -r aid kind arg label <<<"$1"
 	ca=$arg
 	[ "$kind" = bpf ] && ca=${PFX}${aid#bpf}
-	mv "$f.show1" "$f.show0"
-	load1=$(cut -d' ' -f1 /proc/loadavg)
-	t=$(date +%s.%N)
-	# the physical limit x 20 + 30 s: a transfer that slow has failed
-	timeout "$(awk -v b="$3" -v r="$P_RATE_BPS" -v t="$P_RTT_US" 'BEGIN {printf "%d", 20 * (t / 1e6 + b * 8.5 / r) + 30}')" \
-		"$PATHEMU" exec --name "$PATHN" snd "$PY" -B "$FCTDIR/xfer.py" send --addr "$RCV_ADDR" --port "$PORT" \
-		--ca "$ca" --bytes "$3" --bound "$P_BOUND" >"$f.json" 2>"$f.err" || rc=$?
-	"$PATHEMU" show --name "$PATHN" >"$f.show1"
-	[ "$rc" = 0 ] || [ "$rc" = 3 ] || log "the sender failed ($P_ID $aid $2 rep $4, rc $rc): $(head -c 300 "$f.err") $(head -c 300 "$f.json")"
-	"$PY" -B "$FCTDIR/analyze.py" record --xfer "$f.json" --rc "$rc" --show-before "$f.show0" --show-after "$f.show1" \
-		--meta "path=$P_ID" "rate=$P_RATE" "rtt=$P_RTT" "buffer=$P_BUF" "rate_bps=$P_RATE_BPS" "rtt_us=$P_RTT_US" "opts=$P_OPTS" \
-		"bdp_pkts=$P_BDP" "buffer_pkts=$P_BUFP" "size=$2" "bytes=$3" "algorithm=$aid" "kind=$kind" "arg=$arg" \
-		"label=$label" "ca=$ca" "rep=$4" "seq=$5" "load1=$load1" "t_unix=$t" >>"$JSONL" || arc=$?
-	if [ "$arc" = 3 ]; then
-		IMPOSSIBLE=1
-		exit 3
-	fi
-	[ "$arc" = 0 ] || die "the record of $P_ID $aid $2 rep $4 failed"
+	# a transfer on an emulator whose delay line ran late (its record's
+	# emu_late: release-error p99 above 1 ms) is run again, up to
+	# FCT_LATE_TRIES tries; the last is kept whatever it shows
+	for try in $(seq "$LATE_TRIES"); do
+		rc=0 arc=0
+		mv "$f.show1" "$f.show0"
+		for d in delayq link; do
+			[ ! -f "/run/pathemu/$PATHN/$d.pid" ] || kill -USR2 "$(cat "/run/pathemu/$PATHN/$d.pid")" 2>/dev/null || true
+		done
+		load1=$(cut -d' ' -f1 /proc/loadavg)
+		t=$(date +%s.%N)
+		# the physical limit x 20 + 30 s: a transfer that slow has failed
+		timeout "$(awk -v b="$3" -v r="$P_RATE_BPS" -v t="$P_RTT_US" 'BEGIN {printf "%d", 20 * (t / 1e6 + b * 8.5 / r) + 30}')" \
+			"$PATHEMU" exec --name "$PATHN" snd "$PY" -B "$FCTDIR/xfer.py" send --addr "$RCV_ADDR" --port "$PORT" \
+			--ca "$ca" --bytes "$3" --bound "$P_BOUND" >"$f.json" 2>"$f.err" || rc=$?
+		"$PATHEMU" show --name "$PATHN" >"$f.show1"
+		[ "$rc" = 0 ] || [ "$rc" = 3 ] || log "the sender failed ($P_ID $aid $2 rep $4, rc $rc): $(head -c 300 "$f.err") $(head -c 300 "$f.json")"
+		"$PY" -B "$FCTDIR/analyze.py" record --xfer "$f.json" --rc "$rc" --show-before "$f.show0" --show-after "$f.show1" \
+			--meta "path=$P_ID" "rate=$P_RATE" "rtt=$P_RTT" "buffer=$P_BUF" "rate_bps=$P_RATE_BPS" "rtt_us=$P_RTT_US" "opts=$P_OPTS" \
+			"bdp_pkts=$P_BDP" "buffer_pkts=$P_BUFP" "size=$2" "bytes=$3" "algorithm=$aid" "kind=$kind" "arg=$arg" \
+			"label=$label" "ca=$ca" "rep=$4" "seq=$5" "load1=$load1" "t_unix=$t" "late_retries=$((try - 1))" \
+			>"$f.rec" || arc=$?
+		if [ "$arc" = 3 ]; then
+			cat "$f.rec" >>"$JSONL"
+			IMPOSSIBLE=1
+			exit 3
+		fi
+		[ "$arc" = 0 ] || die "the record of $P_ID $aid $2 rep $4 failed"
+		if [ "$(jq -r .emu_late "$f.rec")" != true ]; then
+			break
+		elif [ "$try" -lt "$LATE_TRIES" ]; then
+			LATE_RERUNS=$((LATE_RERUNS + 1))
+			sleep "$GAP_S"
+			log "$P_ID $aid $2 rep $4: the emulator's delay line ran late ($(jq -r '"release error p99 \(.emu_release_p99_us) us, max \(.emu_release_max_us) us"' "$f.rec")): the transfer again ($((try + 1)) of $LATE_TRIES)"
+		else
+			log "$P_ID $aid $2 rep $4: the emulator's delay line ran late in all $LATE_TRIES tries: the last is kept, emu_late set"
+		fi
+	done
+	cat "$f.rec" >>"$JSONL"
 }
 
 # ---------------------------------------------------------------- the run
@@ -338,6 +362,7 @@ CPU_END=$(awk '$1 == "cpu" {print $2, $3, $4, $5, $6, $7, $8, $9}' /proc/stat)
 {
 	echo "transfers=$NXFER"
 	echo "wall_s=$(( T_END - T_START ))"
+	echo "late_reruns=$LATE_RERUNS"
 	echo "cpu_end=$CPU_END"
 	echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)"
 } >>"$OUT/run.txt"

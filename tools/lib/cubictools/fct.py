@@ -79,6 +79,28 @@ def show_drops(show):
             "police": n("link_police_dropped")}
 
 
+# tools/eval/analyze.py's EMU_LATE_P99_US: the emulator's delay lines late on
+# more than 1 % of their packets by more than this over a transfer, the path
+# was not the one emulated (tools/emu/README.md: 65-450 us under load)
+EMU_LATE_P99_US = 1000
+
+
+def show_late(show):
+    """(p99, max) of the release error, us, of the worst of the path's delay
+    lines (the ACK path's, a trace link's or a policer's) in a `pathemu
+    show` dict, since their histograms were last reset; (None, None) if it
+    has none."""
+    def worst(suffix):
+        v = []
+        for d in ("delayq", "link"):
+            try:
+                v.append(float(show[f"{d}_release_err_{suffix}"]))
+            except (KeyError, ValueError):
+                pass
+        return int(max(v)) if v else None
+    return worst("p99_us"), worst("max_us")
+
+
 def parse_show(text):
     """`pathemu show`'s key=value lines as a dict (the last of a repeated key)."""
     out = {}
@@ -118,6 +140,8 @@ def record(xfer, meta, show_before, show_after):
     rec["loss_drops"] = d1["loss"] - d0["loss"]
     rec["delayq_drops"] = d1["delayq"] - d0["delayq"]
     rec["police_drops"] = d1["police"] - d0["police"]
+    rec["emu_release_p99_us"], rec["emu_release_max_us"] = show_late(show_after)
+    rec["emu_late"] = rec["emu_release_p99_us"] is not None and rec["emu_release_p99_us"] > EMU_LATE_P99_US
     return rec
 
 
