@@ -48,9 +48,10 @@
  *         across the gap is judged when the bunch after it is complete,
  *         and one that went below half the train's mean rate (a tail's one
  *         or two segments) takes the train back to before the gap and ends
- *         it there (predict_step_settle()). A longer gap ends the train.
- *         A train that went on across a gap must give its slope to half
- *         the tolerance;
+ *         it there (predict_step_settle()). A longer gap ends the train,
+ *         and so does, in a train of bunches, a gap above 1.5 periods (a
+ *         bunch missing: the bottleneck idled). A train that went on
+ *         across a gap must give its slope to half the tolerance;
  *       - at the round's end the rate is the least-squares slope of those
  *         points. It is accepted when the train has at least
  *         PREDICT_MIN_POINTS points, lasts `min_train_us`, and the slope
@@ -599,7 +600,7 @@ static inline int predict_step_settle(struct predict_state *s)
 static inline void predict_point(struct predict_state *s, const struct predict_params *p,
 				 const struct predict_ack *a)
 {
-	__u32 pos = a->snd_una - s->round_start, x, y, gap, limit;
+	__u32 pos = a->snd_una - s->round_start, x, y, gap, limit, mean;
 
 	if (s->ended || (__s32)pos < 0)
 		return;
@@ -616,9 +617,21 @@ static inline void predict_point(struct predict_state *s, const struct predict_p
 	if (pos - s->ref_pos <= s->last_y)
 		return; /* no progress (a duplicate, or SACK only) */
 	gap = a->now_us - s->last_us;
-	limit = p->gap_us;
-	if (s->n > 1 && s->last_x / (s->n - 1) * 4 > limit)
-		limit = s->last_x / (s->n - 1) * 4;
+	/* the train's mean gap between points (in a train of bunches, the period) */
+	mean = s->n > 1 ? s->last_x / (s->n - 1) : 0;
+	limit = mean * 4 > p->gap_us ? mean * 4 : p->gap_us;
+	if (s->bunched && s->n > 2 && (__u64)gap * 2 > (__u64)mean * 3) {
+		/*
+		 * A train of bunches (each a point, a period apart) whose next
+		 * bunch comes more than 1.5 periods on: a bunch is missing, the
+		 * bottleneck had nothing to deliver for a while (the data the
+		 * previous round's ACKs clocked out had a hole), and the rate
+		 * across it would read low (agg50_20_4: a gap of 8.0 ms among
+		 * 3.8 ms ones, a train at 0.66 x). The train ends before it.
+		 */
+		s->ended = 2;
+		return;
+	}
 	if (gap > limit) {
 		/*
 		 * A long gap: the round's tail (the sender's data ran out, a
@@ -669,8 +682,7 @@ static inline void predict_point(struct predict_state *s, const struct predict_p
 		return;
 	}
 	/* (a bunched train's mean gap is a bunch's period from its second point) */
-	if ((s->n >= 3 || (s->bunched && s->n >= 2)) &&
-	    (__u64)gap * PREDICT_BUNCH < s->last_x / (s->n - 1)) {
+	if ((s->n >= 3 || (s->bunched && s->n >= 2)) && (__u64)gap * PREDICT_BUNCH < mean) {
 		/*
 		 * A bunch: this ACK came within 1/PREDICT_BUNCH of the train's
 		 * mean gap after the last point, so both were handed to TCP

@@ -555,6 +555,27 @@ TEST(aggregated_acks_are_measured_across_bunches)
 	CHECK_EQ(f.v.rate, 1000000);
 	CHECK_EQ(f.v.target, 103);
 	/*
+	 * A bunch missing: the bottleneck had nothing to deliver for a period
+	 * (the data the previous round's ACKs clocked out had a hole), so the
+	 * gap before the sixth bunch is 7910 us among 3910s. The train of
+	 * bunches ends before it: 5 points (the first bunch's corner and the
+	 * next four), 20 of the round's 40 packets: not believed (500 per mille).
+	 */
+	feeder_init(&f);
+	for (int k = 1; k < 40; k++)
+		g[k - 1] = k % 4 ? 30 : k == 20 ? 7910 : 3910;
+	round_of(&f, 40, g, 1);
+	CHECK_EQ(end_round(&f), PREDICT_ACT_GIVE_UP);
+	CHECK_EQ(f.v.train_acks, 5);
+	CHECK_EQ(f.v.covered, 500);
+	/* 5.8 ms, under 1.5 periods (a late bunch, not a missing one): the train goes on */
+	feeder_init(&f);
+	for (int k = 1; k < 40; k++)
+		g[k - 1] = k % 4 ? 30 : k == 20 ? 5800 : 3910;
+	round_of(&f, 40, g, 1);
+	end_round(&f);
+	CHECK(f.v.train_acks > 5, "train_acks %u", f.v.train_acks);
+	/*
 	 * Bunches every 4 ms that carry 4, 6, 2, 6, 2, 6, 2 packets: their
 	 * corners lie off the line, r^2 0.986 over 7 points, a slope known to
 	 * 5.3 %. A train of ACKs spaced by the bottleneck with that r^2 would be
