@@ -59,12 +59,9 @@ STALL_EXIT = 4
 # (p99 0.5 ms: tools/emu/README.md), with room
 STALL_SLACK_US = 1000
 # The emulator's delay lines (the ACK path's, and a trace link's or a policer's
-# on the data path) late on more than 1 % of their packets by more than this,
-# over the flow (delayq's release-error p99, run.sh resets it before each
-# flow): the path was not the one emulated (tools/emu/README.md: p99 65-450 us
-# under load; on a host that held the VM's vCPUs, 3-5 ms, and the self-test's
-# goodput 0.74 of 100 Mbit/s). A stall like the others: run.sh runs it again.
-EMU_LATE_P99_US = 1000
+# on the data path) late over the flow (run.sh resets their release-error
+# histograms before it): a stall like the others, run again
+EMU_LATE_P99_US = path.EMU_LATE_P99_US
 
 
 def path_stall(a, rec, reason, exit_cwnd, rate, rtt):
@@ -1316,7 +1313,7 @@ def realpath_md(flows):
     return "\n".join([
         "Issue 20's safety line, per real-path class: each rule's slow-start retransmissions (median; its "
         "own, and every flow's on the path from its first data to its exit + 2 RTTs, the competing "
-        "flows' included: `tcp:tcp_retransmit_skb`), the bottleneck's drops for the whole flow (median; "
+        "flows' included: their TCP_INFO totals, sampled every 100 ms), the bottleneck's drops for the whole flow (median; "
         "with competing flows mostly their own sawtooth) and its exits below "
         f"{BELOW} x the BDP (of the fair share, of the policed rate, or of the stretch of a trace link "
         "the repetition met), against the kernel's cubic "

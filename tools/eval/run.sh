@@ -429,16 +429,9 @@ hystart_counters() { # -> "train delay"
 tbf_dropped() {
 	"$PATHEMU" show --name "$PATHN" | awk -F= '$1 ~ /^(tbf_dropped|link_police_dropped|link_dropped)$/ { n += $2 } END { print n + 0 }'
 }
-# The emulator's delay lines (the ACK path's; a trace link's or a policer's):
-# emu_reset forgets their release errors (SIGUSR2), emu_after prints the
-# path's drops and the worst line's release-error p99 and maximum since, in
-# us ("DROPS P99 MAX"; analyze.py: a flow on a late emulator is a stall).
-emu_reset() {
-	local d
-	for d in delayq link; do
-		[ ! -f "/run/pathemu/$PATHN/$d.pid" ] || kill -USR2 "$(cat "/run/pathemu/$PATHN/$d.pid")" 2>/dev/null || true
-	done
-}
+# The path's drops and the worst of its delay lines' release-error p99 and
+# maximum since path_release_reset, in us ("DROPS P99 MAX"; analyze.py: a
+# flow on a late emulator is a stall).
 emu_after() {
 	"$PATHEMU" show --name "$PATHN" | awk -F= '
 		$1 ~ /^(tbf_dropped|link_police_dropped|link_dropped)$/ { n += $2 }
@@ -588,7 +581,7 @@ flow_once() {
 	local h0 d0
 	h0=$(hystart_counters)
 	d0=$(tbf_dropped)
-	emu_reset
+	path_release_reset "$PATHN"
 	echo >"$TI/trace"
 	echo 1 >"$TI/tracing_on"
 	if [ "$kind" = bpf ]; then

@@ -26,7 +26,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from cubictools import fct, parse, report, stats, windows  # noqa: E402
+from cubictools import fct, parse, path, report, stats, windows  # noqa: E402
 
 # keys of --meta that are numbers
 META_NUM = {"bytes": int, "rep": int, "seq": int, "rate_bps": int, "rtt_us": int, "bdp_pkts": int,
@@ -147,7 +147,7 @@ def cmd_report(a):
     lines.append(f"Machine load during the run: {fct.load_text(meta)}.")
     late = [r for r in recs if r.get("emu_late")]
     if any("emu_late" in r for r in recs):
-        lines.append(f"The emulator's delay lines (release error p99 above {fct.EMU_LATE_P99_US / 1e3:g} ms over "
+        lines.append(f"The emulator's delay lines (release error p99 above {path.EMU_LATE_P99_US / 1e3:g} ms over "
                      f"a transfer: the path was not the one emulated): {meta.get('late_reruns', '?')} tries run "
                      f"again, {len(late)} transfers kept late (every try late)"
                      + "".join(f"; {r['path']} {r['algorithm']} {r['size']} rep {r['rep']} "

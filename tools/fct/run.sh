@@ -290,7 +290,7 @@ path_end() {
 # transfer ALGO_ROW SIZE_LABEL BYTES REP SEQ: one timed transfer, its record
 # appended to transfers.jsonl
 transfer() {
-	local aid kind arg label ca rc=0 arc=0 f=$TMP/x load1 t try d
+	local aid kind arg label ca rc=0 arc=0 f=$TMP/x load1 t try
 	read -r aid kind arg label <<<"$1"
 	ca=$arg
 	[ "$kind" = bpf ] && ca=${PFX}${aid#bpf}
@@ -300,9 +300,7 @@ transfer() {
 	for try in $(seq "$LATE_TRIES"); do
 		rc=0 arc=0
 		mv "$f.show1" "$f.show0"
-		for d in delayq link; do
-			[ ! -f "/run/pathemu/$PATHN/$d.pid" ] || kill -USR2 "$(cat "/run/pathemu/$PATHN/$d.pid")" 2>/dev/null || true
-		done
+		path_release_reset "$PATHN"
 		load1=$(cut -d' ' -f1 /proc/loadavg)
 		t=$(date +%s.%N)
 		# the physical limit x 20 + 30 s: a transfer that slow has failed

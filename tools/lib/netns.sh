@@ -142,6 +142,17 @@ path_down() {
 	"$PATHEMU" stop --name "$1" >/dev/null 2>&1 || true
 }
 
+# path_release_reset NAME: the path's delay lines (the ACK path's, and a
+# trace link's or a policer's on the data path) forget their release errors
+# (SIGUSR2), so that the next `pathemu show`'s release_err_* are of what
+# crossed since: a flow's or a transfer's (eval and fct check them)
+path_release_reset() {
+	local d
+	for d in delayq link; do
+		[ ! -f "/run/pathemu/$1/$d.pid" ] || kill -USR2 "$(cat "/run/pathemu/$1/$d.pid")" 2>/dev/null || true
+	done
+}
+
 # ---------------------------------------------------------------- impossible windows
 # (docs/IMPOSSIBLE_WINDOWS.md) A sample with ssthresh > 0x7fffffff or a cwnd
 # above what the path can hold fails the run that saw it, loudly.

@@ -13,7 +13,7 @@ payload bytes and the IP and TCP headers of their ceil(N / MSS) segments
 import math
 import re
 
-from . import report, stats
+from . import path, report, stats
 from .parse import IP_PKT, MSS
 
 # "the published table" (SUSS, SIGCOMM 2024, and its authors' HyStart++
@@ -79,12 +79,6 @@ def show_drops(show):
             "police": n("link_police_dropped")}
 
 
-# tools/eval/analyze.py's EMU_LATE_P99_US: the emulator's delay lines late on
-# more than 1 % of their packets by more than this over a transfer, the path
-# was not the one emulated (tools/emu/README.md: 65-450 us under load)
-EMU_LATE_P99_US = 1000
-
-
 def show_late(show):
     """(p99, max) of the release error, us, of the worst of the path's delay
     lines (the ACK path's, a trace link's or a policer's) in a `pathemu
@@ -141,7 +135,7 @@ def record(xfer, meta, show_before, show_after):
     rec["delayq_drops"] = d1["delayq"] - d0["delayq"]
     rec["police_drops"] = d1["police"] - d0["police"]
     rec["emu_release_p99_us"], rec["emu_release_max_us"] = show_late(show_after)
-    rec["emu_late"] = rec["emu_release_p99_us"] is not None and rec["emu_release_p99_us"] > EMU_LATE_P99_US
+    rec["emu_late"] = rec["emu_release_p99_us"] is not None and rec["emu_release_p99_us"] > path.EMU_LATE_P99_US
     return rec
 
 
