@@ -29,7 +29,7 @@ def row(md, cls, algo):
     """The table row of (class, algorithm), split into cells, or None."""
     for line in md.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 9 and cells[0] == cls and cells[2] == algo:
+        if len(cells) == 10 and cells[0] == cls and cells[2] == algo:
             return cells
     return None
 
@@ -55,16 +55,22 @@ def test_verdicts():
     # a class without the kernel's cubic has no row
     fl += [flow("agg", "same", real="agg=4ms", retx=5)]
     md = analyze.realpath_md(fl)
-    check("reference row", (row(md, "policer", "cubic") or [""] * 9)[8] == "-")
-    check("within 10 %: no worse", (row(md, "policer", "same") or [""] * 9)[8] == "no worse")
-    check("135 retx against 105: worse", (row(md, "policer", "more") or [""] * 9)[8] == "**worse**")
-    check("an exit below 0.8 BDP: worse", (row(md, "policer", "early") or [""] * 9)[8] == "**worse**")
-    check("exits below counted", (row(md, "policer", "early") or [""] * 9)[7] == "1")
+    check("reference row", (row(md, "policer", "cubic") or [""] * 10)[8] == "-")
+    check("within 10 %: no worse", (row(md, "policer", "same") or [""] * 10)[8] == "no worse")
+    check("135 retx against 105: worse", (row(md, "policer", "more") or [""] * 10)[8] == "**worse**")
+    check("an exit below 0.8 BDP: worse", (row(md, "policer", "early") or [""] * 10)[8] == "**worse**")
+    check("exits below counted", (row(md, "policer", "early") or [""] * 10)[7] == "1")
     check("no retransmission figure: not no worse",
-          (row(md, "policer", "unmeasured") or [""] * 9)[8] == "**worse**")
+          (row(md, "policer", "unmeasured") or [""] * 10)[8] == "**worse**")
     check("no reference, no row", row(md, "ACK aggregation", "same") is None)
     check("nothing real, no table", analyze.realpath_md([flow("r", "cubic")]) == "")
-    check("an old run has no path figure", (row(md, "policer", "cubic") or [""] * 9)[5] == "-")
+    check("an old run has no path figure", (row(md, "policer", "cubic") or [""] * 10)[5] == "-")
+    check("no flow on a late emulator", (row(md, "policer", "same") or [""] * 10)[9] == "0")
+    late = dict(flow("pol", "same", real="police=20mbit:100kb"), path_stall={"kind": "emulator_late"})
+    stalled = dict(flow("pol", "same", real="police=20mbit:100kb"), path_stall={"kind": "ack_gap"})
+    md = analyze.realpath_md(fl + [late, stalled])
+    check("flows kept on a late emulator counted (not other stalls)",
+          (row(md, "policer", "same") or [""] * 10)[9] == "1")
 
 
 def test_path_cost():
@@ -78,18 +84,18 @@ def test_path_cost():
     fl += [flow("c", "costly", real=c1, retx=10, drops=50, path=p) for p in (40, 50)]
     fl += [flow("c", "ownworse", real=c1, retx=30, drops=50, path=p) for p in (20, 30)]
     md = analyze.realpath_md(fl)
-    check("path figure shown", (row(md, "1 competing flow", "cubic") or [""] * 9)[5] == "25")
-    check("whole-flow drops shown", (row(md, "1 competing flow", "fewer") or [""] * 9)[6] == "300")
+    check("path figure shown", (row(md, "1 competing flow", "cubic") or [""] * 10)[5] == "25")
+    check("whole-flow drops shown", (row(md, "1 competing flow", "fewer") or [""] * 10)[6] == "300")
     check("more whole-flow drops, fewer on the path in slow start: no worse",
-          (row(md, "1 competing flow", "fewer") or [""] * 9)[8] == "no worse")
+          (row(md, "1 competing flow", "fewer") or [""] * 10)[8] == "no worse")
     check("45 on the path against 25: worse",
-          (row(md, "1 competing flow", "costly") or [""] * 9)[8] == "**worse**")
+          (row(md, "1 competing flow", "costly") or [""] * 10)[8] == "**worse**")
     check("its own retransmissions count too",
-          (row(md, "1 competing flow", "ownworse") or [""] * 9)[8] == "**worse**")
+          (row(md, "1 competing flow", "ownworse") or [""] * 10)[8] == "**worse**")
     # one flow without the path's figure: the class is judged on drops, as before
     md = analyze.realpath_md(fl + [flow("c", "cubic", real=c1, retx=10, drops=100)])
     check("a class missing the figure falls back to drops",
-          (row(md, "1 competing flow", "fewer") or [""] * 9)[8] == "**worse**")
+          (row(md, "1 competing flow", "fewer") or [""] * 10)[8] == "**worse**")
 
 
 for t in (test_classes, test_verdicts, test_path_cost):

@@ -1306,8 +1306,9 @@ def realpath_md(flows):
             cost = ok(mp, rp) if path else ok(md, rd)
             word = "-" if aid == REAL_REF else ("no worse" if ok(mr, rr) and cost and nb <= rb
                                                else "**worse**")
+            late = sum(1 for x in fl if (x.get("path_stall") or {}).get("kind") == "emulator_late")
             rows.append(f"| {c} | {', '.join(scen)} | {aid} | {len(fl)} | {fmt(mr)} | "
-                        f"{fmt(mp) if path else '-'} | {fmt(md)} | {nb} | {word} |")
+                        f"{fmt(mp) if path else '-'} | {fmt(md)} | {nb} | {word} | {late} |")
     if not rows:
         return ""
     return "\n".join([
@@ -1321,10 +1322,12 @@ def realpath_md(flows):
         "the path's, at most HyStart's (+10 %, at least 2 packets) and no more exits below it (a run "
         "without the path's figure: the whole flow's drops instead). `bpf_linux` is the kernel's "
         "HyStart re-implemented (the fidelity section): where it reads worse, the difference is these "
-        "paths' noise at this run's size, not a rule's.\n",
+        "paths' noise at this run's size, not a rule's. **late emulator**: flows kept after every try ran "
+        f"on an emulator whose delay line was more than {EMU_LATE_P99_US / 1e3:g} ms late on 1 % of their "
+        "packets (tools/eval/README.md): their figures are the host's, not the path's.\n",
         "| class | scenarios | algorithm | flows | slow-start retx | slow-start retx, path | drops | "
-        f"exits below {BELOW} BDP | against HyStart |",
-        "|---|---|---|---|---|---|---|---|---|"] + rows + [""])
+        f"exits below {BELOW} BDP | against HyStart | late emulator |",
+        "|---|---|---|---|---|---|---|---|---|---|"] + rows + [""])
 
 
 def band_text(g):
