@@ -588,10 +588,12 @@ band_flow() {
 	[ "$(jq 'select(.scenario == "pol100_40") | .tbf_drops > 0' "$f")" = true ]
 	# the slow start's cost to the path: beside a competing flow, what that flow
 	# retransmitted meanwhile is counted too (run.sh's cross_retrans markers were
-	# read: a number, not null); without one the path's cost is the flow's own
+	# read: a number, not null), from its sockets (control and data connection,
+	# seen in every sample); without one the path's cost is the flow's own
 	[ "$(jq 'select(.scenario == "cross50_40_c1") | (.ss_cross_retrans | type == "number")
-		and .ss_path_retrans == .ss_retrans + .ss_cross_retrans' "$f")" = true ]
-	[ "$(jq 'select(.scenario == "pol100_40") | .ss_cross_retrans == null and .ss_path_retrans == .ss_retrans' "$f")" = true ]
+		and .ss_cross_sockets == 2 and .ss_path_retrans == .ss_retrans + .ss_cross_retrans' "$f")" = true ]
+	[ "$(jq 'select(.scenario == "pol100_40") | .ss_cross_retrans == null and .ss_cross_sockets == null
+		and .ss_path_retrans == .ss_retrans' "$f")" = true ]
 	run leftovers "$p"
 	[ -z "$output" ]
 }

@@ -484,10 +484,14 @@ def flow(a):
     # 2 RTTs (run.sh's cross_retrans markers, every 100 ms), with the flow's
     # own; the bottleneck's drop counter runs for the whole flow and then
     # mostly counts the competitors' own sawtooth
-    cross = None
+    cross = socks = None
     if "cross=" in (a.real or "") and t0 is not None:
         cross = parse.mark_delta(parse.read_marks(a.probe, "cross_retrans"), t0, t0 + ss_end)
+        # the competing flows' sockets it saw (control and data connections):
+        # none is a poll that measured nothing, not a slow start that cost nothing
+        socks = min((v for _, v in parse.read_marks(a.probe, "cross_sockets")), default=None)
     rec["ss_cross_retrans"] = cross
+    rec["ss_cross_sockets"] = socks
     rec["ss_path_retrans"] = (rec["ss_retrans"] + (cross or 0)
                               if rec["ss_retrans"] is not None and (cross is not None or "cross=" not in (a.real or ""))
                               else None)

@@ -425,14 +425,11 @@ hystart_counters() { # -> "train delay"
 	ip netns exec "$PATHN-snd" nstat -asz TcpExtTCPHystartTrainDetect TcpExtTCPHystartDelayDetect 2>/dev/null |
 		awk '$1=="TcpExtTCPHystartTrainDetect"{t=$2} $1=="TcpExtTCPHystartDelayDetect"{d=$2} END{print t+0, d+0}'
 }
-# the path's drops: the queue's, a policer's and a trace link's
-tbf_dropped() {
-	"$PATHEMU" show --name "$PATHN" | awk -F= '$1 ~ /^(tbf_dropped|link_police_dropped|link_dropped)$/ { n += $2 } END { print n + 0 }'
-}
-# The path's drops and the worst of its delay lines' release-error p99 and
-# maximum since path_release_reset, in us ("DROPS P99 MAX"; analyze.py: a
-# flow on a late emulator is a stall).
-emu_after() {
+# The path's drops (the queue's, a policer's and a trace link's) and the
+# worst of its delay lines' release-error p99 and maximum since
+# path_release_reset, in us ("DROPS P99 MAX"; analyze.py: a flow on a late
+# emulator is a stall).
+path_counters() {
 	"$PATHEMU" show --name "$PATHN" | awk -F= '
 		$1 ~ /^(tbf_dropped|link_police_dropped|link_dropped)$/ { n += $2 }
 		$1 ~ /^(delayq|link)_release_err_p99_us$/ && $2 + 0 > p { p = $2 + 0 }
@@ -527,15 +524,19 @@ sink_start() {
 # iperf3 -J document (or flowgen.py's) in FILE, stderr in FILE.err
 # The competing flows' retransmissions (segments, TCP_INFO's total), summed,
 # into the trace every 100 ms as a marker (cross_retrans=N) on the trace's
-# clock: analyze.py takes what they lost in the measured flow's slow start.
-# (tcp:tcp_retransmit_skb counts retransmitted skbs, several segments each.)
+# clock, with the sockets they came from (cross_sockets=M: each flow's
+# control and data connections): analyze.py takes what they lost in the
+# measured flow's slow start. (tcp:tcp_retransmit_skb counts retransmitted
+# skbs, several segments each.)
 cross_poll() {
-	local n
+	local n m
 	while :; do
-		n=$(ip netns exec "$PATHN-snd" ss -Htin state established \
+		read -r n m < <(ip netns exec "$PATHN-snd" ss -Htin state established \
 			"( dport >= :$CROSS_PORT and dport < :$((CROSS_PORT + 16)) )" 2>/dev/null |
-			grep -o 'retrans:[0-9]*/[0-9]*' | awk -F/ '{ s += $2 } END { print s + 0 }')
-		echo "cross_retrans=$n" >"$TI/trace_marker" 2>/dev/null || return 0
+			awk '/^[^ \t]/ { m++ } match($0, /retrans:[0-9]+\/[0-9]+/) {
+				split(substr($0, RSTART + 8, RLENGTH - 8), r, "/"); s += r[2] }
+				END { print s + 0, m + 0 }')
+		{ echo "cross_retrans=$n" && echo "cross_sockets=$m"; } >"$TI/trace_marker" 2>/dev/null || return 0
 		sleep 0.1
 	done
 }
@@ -580,7 +581,7 @@ flow_once() {
 	rm -f "$f".*
 	local h0 d0
 	h0=$(hystart_counters)
-	d0=$(tbf_dropped)
+	read -r d0 _ <<<"$(path_counters)"
 	path_release_reset "$PATHN"
 	echo >"$TI/trace"
 	echo 1 >"$TI/tracing_on"
@@ -612,7 +613,7 @@ flow_once() {
 	[ -e "$f.bpf" ] || : >"$f.bpf"
 	local h1 d1 late_p99 late_max
 	h1=$(hystart_counters)
-	read -r d1 late_p99 late_max <<<"$(emu_after)"
+	read -r d1 late_p99 late_max <<<"$(path_counters)"
 	if [ "$rc" != 0 ]; then
 		log "the sender failed ($S_ID $aid rep $rep, rc $rc): $(head -c 300 "$f.iperf.err") $(jq -r '.error? // empty' "$f.iperf" 2>/dev/null)"
 	fi
