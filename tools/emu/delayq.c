@@ -78,6 +78,8 @@
 #include <libnetfilter_queue/libnetfilter_queue.h>
 #include <libnfnetlink/libnfnetlink.h>
 
+#include "../lib/keepawake.h"
+
 #define NSEC_PER_SEC 1000000000ULL
 #define NSEC_PER_USEC 1000ULL
 #define RECV_BATCH 64
@@ -126,6 +128,8 @@ static struct {
 	int cpu;
 	bool daemonize;
 	bool pmqos;
+	bool spin; /* -W: a SCHED_IDLE spinner on every CPU */
+	int spinners; /* how many -W started */
 
 	/* FIFO ring of held packets */
 	struct pkt *ring;
@@ -552,7 +556,7 @@ static void write_stats(void)
 		"link_period_ms=%.3f\nlink_limit=%u\nlink_used=%" PRIu64 "\nlink_dropped=%" PRIu64 "\n"
 		"link_restarts=%" PRIu64 "\nlink_phase_ms=%" PRIu64 "\n"
 		"police_rate_bps=%" PRIu64 "\npolice_burst_bytes=%" PRIu64 "\npolice_passed=%" PRIu64
-		"\npolice_dropped=%" PRIu64 "\n",
+		"\npolice_dropped=%" PRIu64 "\nspinners=%d\n",
 		g.qnum, g.delay_ns / 1000.0, g.received, g.released, g.batches, g.len, g.max_len, g.cap,
 		g.dropped_full, g.enobufs, g.verdict_err, g.flushed, qdrop, udrop, total,
 		g.dropped_full + qdrop + udrop, g.err_samples, hist_pct(50), hist_pct(99),
@@ -561,7 +565,8 @@ static void write_stats(void)
 		delay_at(now_ns()) / 1000.0, g.agg_ns / 1000.0, g.tracefile ? g.tracefile : "",
 		g.nopp, g.period_ns / 1e6, g.link_limit, g.link_used, g.link_dropped,
 		g.link_restarts, g.link_phase_ms,
-		g.police_Bps * 8, g.police_burst, g.police_passed, g.police_dropped);
+		g.police_Bps * 8, g.police_burst, g.police_passed, g.police_dropped,
+		g.spinners);
 	if (f == stderr)
 		return;
 	fclose(f);
@@ -616,7 +621,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: delayq -d DELAY_US [-q QUEUE] [-n MAXLEN] [-p PIDFILE] [-s STATSFILE]\n"
 		"              [-r RTPRIO] [-c CPU] [-j JITTER_US] [-S AFTER:DELAY[:RAMP]]\n"
-		"              [-A PERIOD_US] [-T TRACE -b PKTS [-R FILE]] [-P RATE_BPS:BURST_BYTES] [-L] [-D]\n"
+		"              [-A PERIOD_US] [-T TRACE -b PKTS [-R FILE]] [-P RATE_BPS:BURST_BYTES] [-L] [-W] [-D]\n"
 		"Hold every packet of NFQUEUE QUEUE for DELAY_US microseconds, FIFO.\n"
 		"  -d US      constant delay in microseconds (fractions allowed)\n"
 		"  -j US      add a uniform random delay in [0, US) per packet, never\n"
@@ -640,7 +645,11 @@ static void usage(FILE *f)
 		"  -r PRIO    SCHED_FIFO priority, 0 = normal scheduling (default 50)\n"
 		"  -c CPU     pin to this CPU (default: not pinned)\n"
 		"  -L         hold /dev/cpu_dma_latency at 0 while running: idle CPUs poll\n"
-		"             instead of halting, which cuts timer wake-up latency in a VM\n"
+		"             instead of halting (where a cpuidle driver honours it)\n"
+		"  -W         keep every CPU awake: a SCHED_IDLE thread spins on each, so\n"
+		"             a vCPU never halts and its timers fire on time (a halted\n"
+		"             vCPU's wake-up waits on the host: ms late on a busy one);\n"
+		"             it runs only when nothing else wants the CPU\n"
 		"  -D         daemonize once the queue is bound\n"
 		"Signals: USR1 dump stats, USR2 reset release-error stats, TERM/INT exit.\n");
 }
@@ -681,7 +690,7 @@ static int parse_args(int argc, char **argv)
 	double d;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:j:S:A:T:b:R:P:q:n:p:s:r:c:LDh")) != -1) {
+	while ((c = getopt(argc, argv, "d:j:S:A:T:b:R:P:q:n:p:s:r:c:LWDh")) != -1) {
 		switch (c) {
 		case 'P': {
 			unsigned long long r, b;
@@ -779,6 +788,9 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'L':
 			g.pmqos = true;
+			break;
+		case 'W':
+			g.spin = true;
 			break;
 		case 'D':
 			g.daemonize = true;
@@ -912,6 +924,9 @@ int main(int argc, char **argv)
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
 		fprintf(stderr, "delayq: mlockall: %s (continuing)\n", strerror(errno));
+	/* on every CPU, so before the daemon pins itself to one */
+	if (g.spin)
+		g.spinners = keepawake_start("delayq: -W");
 	if (g.cpu >= 0) {
 		cpu_set_t set;
 
