@@ -122,6 +122,21 @@ def test_policer():
     check("the policer's column", "policer drops (min-max)" in t and "| 95 | 3 | 90 |" in t)
 
 
-for t in (test_sizes, test_limit, test_record, test_summary, test_policer):
+def test_load():
+    # the header's load: the emulator's spinners (one per CPU) are taken off the
+    # load average, and CPU busy is not given while they run
+    m = {"load1_median": 2.40, "load1_min": 2.10, "load1_max": 3.00, "cpu_busy_pct": 99.6,
+         "cpu_steal_pct": 0.0, "cpus": "2"}
+    t = fct.load_text(dict(m, spinners="2"))
+    check("spinners taken off the load: 2.40 - 2 = 0.40 (0.10-1.00)",
+          "less the emulator's 2 spinning threads 0.40 (median over the transfers; 0.10-1.00)" in t)
+    check("no CPU busy figure with spinners", "CPU busy not measured" in t and "100 %" not in t)
+    t = fct.load_text(dict(m, spinners="0"))
+    check("without spinners: the load as read", "1-minute load average 2.40 (median" in t)
+    check("without spinners: CPU busy", "CPU busy 100 % of 2 CPUs" in t)
+    check("an older run.txt (no spinners line) reads as without", fct.load_text(m) == t)
+
+
+for t in (test_sizes, test_limit, test_record, test_summary, test_policer, test_load):
     t()
 done("fct")

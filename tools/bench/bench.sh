@@ -467,7 +467,8 @@ done
 # keeps the verdicts (trace.verdict.DATAPATH.jsonl), which say how long.
 if [ "$VERDICT_RUNS" -gt 0 ]; then
 	log "the verdict's measurement: path $VPATH (100 Mbit/s x 100 ms, 4-BDP buffer)"
-	path_up "$VPATH" 100mbit 100ms 4bdp || die "pathemu start failed for $VPATH"
+	# no spinners (tools/emu/README.md): this measures CPU time, and they would fill it
+	path_up "$VPATH" 100mbit 100ms 4bdp --no-spin || die "pathemu start failed for $VPATH"
 	VPATH_UP=1
 	netns_iperf_server "$VPATH-rcv" "$PORT0" || die "the iperf3 server in $VPATH-rcv did not start"
 	RUN_NS=$VPATH-snd RUN_ADDR=10.77.2.2 RUN_BOUND=$(window_bound "$PATH_BDP" "$PATH_BUF")

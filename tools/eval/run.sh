@@ -666,7 +666,7 @@ T_END=$(date +%s)
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "command=$CMDLINE"
 	echo "duration_s=$DUR${DUR_SET:+ (all scenarios)} reps=$REPS flows=$NFLOWS wall_s=$(( T_END - T_START )) est_s=$EST"
-	echo "kernel=$(uname -r) cpus=$(nproc) hz=250"
+	echo "kernel=$(uname -r) cpus=$(nproc) hz=250 pathemu_spin=${PATHEMU_SPIN:-1}"
 	echo "path_stalls: $STALL_RERUNS tries run again, $STALLED_KEPT flows kept stalled (analyze.py path_stall)"
 	echo "git=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
 } >"$OUT/run.txt"

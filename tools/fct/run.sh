@@ -230,6 +230,9 @@ T_START=$(date +%s)
 	echo "sizes=$(cut -d' ' -f1 <<<"$SIZE_ROWS" | tr '\n' ' ' | sed 's/ $//')"
 	echo "kernel=$(uname -r)"
 	echo "cpus=$(nproc)"
+	# the paths' delay daemons keep a spinning thread per CPU (tools/emu/README.md):
+	# they count in the load average and read as busy CPU time
+	echo "spinners=$([ "${PATHEMU_SPIN:-1}" = 0 ] && echo 0 || nproc)"
 	echo "hystart_param=$HYSTART"
 	echo "cpu_start=$CPU_START"
 	echo "git=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"

@@ -236,12 +236,29 @@ def suss_table(rows, path_id, algo_names):
 
 
 def load_text(meta):
-    """The machine's load during the run, as one sentence."""
+    """The machine's load during the run, as one sentence.  With the path
+    emulator's spinners (run.txt spinners=N: a SCHED_IDLE thread per CPU that
+    runs whenever the CPU would idle, tools/emu/README.md) the load average
+    counts N more runnable tasks, so N is taken off, and /proc/stat reads every
+    CPU busy, so no CPU busy figure is given (steal still is)."""
     parts = []
+    try:
+        spin = int(meta.get("spinners") or 0)
+    except ValueError:
+        spin = 0
     if meta.get("load1_median") is not None:
-        parts.append(f"1-minute load average {meta['load1_median']:.2f} (median over the transfers; "
-                     f"{meta['load1_min']:.2f}-{meta['load1_max']:.2f})")
+        if spin:
+            parts.append(f"1-minute load average less the emulator's {spin} spinning threads "
+                         f"{meta['load1_median'] - spin:.2f} (median over the transfers; "
+                         f"{meta['load1_min'] - spin:.2f}-{meta['load1_max'] - spin:.2f})")
+        else:
+            parts.append(f"1-minute load average {meta['load1_median']:.2f} (median over the transfers; "
+                         f"{meta['load1_min']:.2f}-{meta['load1_max']:.2f})")
     if meta.get("cpu_busy_pct") is not None:
-        parts.append(f"CPU busy {meta['cpu_busy_pct']:.0f} % of {meta.get('cpus', '?')} CPUs over the run "
-                     f"(steal {meta.get('cpu_steal_pct', 0):.1f} %)")
+        if spin:
+            parts.append(f"CPU busy not measured: the spinners keep all {meta.get('cpus', '?')} CPUs busy "
+                         f"(steal {meta.get('cpu_steal_pct', 0):.1f} %)")
+        else:
+            parts.append(f"CPU busy {meta['cpu_busy_pct']:.0f} % of {meta.get('cpus', '?')} CPUs over the run "
+                         f"(steal {meta.get('cpu_steal_pct', 0):.1f} %)")
     return "; ".join(parts) if parts else "not recorded"
