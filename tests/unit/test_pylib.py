@@ -234,6 +234,23 @@ def test_stats():
     eq("CI ranks n=30", stats.median_ci_ranks(30), (10, 21))
     eq("CI of 1..10 shuffled (2nd and 9th)", stats.median_ci([7, 3, 10, 1, 5, None, 2, 8, 4, 9, 6]), (2, 9))
     eq("CI of 5 values", stats.median_ci([1, 2, 3, 4, 5]), None)
+    # one-sided rank sum: all three above all three is 1 split of C(6, 3) = 20
+    eq("rank sum: all above", stats.rank_sum_greater([3, 4, 5], [0, 1, 2]), 0.05)
+    eq("rank sum: all below", stats.rank_sum_greater([0, 1, 2], [3, 4, 5]), 1.0)
+    eq("rank sum: all tied", stats.rank_sum_greater([7, 7], [7, 7]), 1.0)
+    # [2, 5] against [1, 3]: U = 3 pairs won of 4. The 6 splits of 1 2 3 5 win
+    # {1,2} 0, {1,3} 1, {1,5} 2, {2,3} 2, {2,5} 3, {3,5} 4: 2 of 6 at least 3
+    eq("rank sum: 2 of 6 splits as far", stats.rank_sum_greater([2, 5], [1, 3]), 2 / 6)
+    eq("rank sum: None left out, empty is None", stats.rank_sum_greater([None], [1]), None)
+    big = stats.rank_sum_greater(list(range(20, 32)), list(range(12)))
+    eq("rank sum over C(24, 12) splits: drawn, the same every time", big,
+       stats.rank_sum_greater(list(range(20, 32)), list(range(12))))
+    check("rank sum drawn: all twelve above is rare", big < 0.001)
+    # Fisher: 3 of 6 against 1 of 6: (C(4,3)C(8,3) + C(4,4)C(8,2)) / C(12,6) = 252/924
+    close("Fisher 3/6 against 1/6", stats.fisher_greater(3, 6, 1, 6), 252 / 924, 1e-12)
+    eq("Fisher 3/3 against 0/3", stats.fisher_greater(3, 3, 0, 3), 0.05)
+    eq("Fisher: none is p 1", stats.fisher_greater(0, 3, 2, 3), 1.0)
+    eq("Fisher: empty group", stats.fisher_greater(0, 0, 1, 3), None)
     eq("paired ratios skip b <= 0", stats.paired_ratios([2, 4, 6], [1, 0, 3]), [2.0, 2.0])
 
 

@@ -34,6 +34,11 @@ def row(md, cls, algo):
     return None
 
 
+def worse(cells):
+    """The verdict says worse: significantly, or by the medians within the noise."""
+    return cells is not None and (cells[8].startswith("**worse**") or cells[8].startswith("worse within the noise"))
+
+
 def test_classes():
     check("policer", analyze.real_class(flow("p", "a", real="police=20mbit:100kb")) == "policer")
     check("aggregation", analyze.real_class(flow("a", "a", real="agg=8ms")) == "ACK aggregation")
@@ -57,8 +62,12 @@ def test_verdicts():
     md = analyze.realpath_md(fl)
     check("reference row", (row(md, "policer", "cubic") or [""] * 10)[8] == "-")
     check("within 10 %: no worse", (row(md, "policer", "same") or [""] * 10)[8] == "no worse")
-    check("135 retx against 105: worse", (row(md, "policer", "more") or [""] * 10)[8] == "**worse**")
-    check("an exit below 0.8 BDP: worse", (row(md, "policer", "early") or [""] * 10)[8] == "**worse**")
+    # two flows a side: at best 1 split in 6 is as far apart, p 0.17: not beyond the noise
+    check("135 retx against 105: worse within the noise (p 0.17)",
+          (row(md, "policer", "more") or [""] * 10)[8] == "worse within the noise (p 0.17)")
+    # Fisher: 1 of 2 below against 0 of 2, P(X >= 1) = 1 - C(1,0)C(3,2)/C(4,2) = 0.5
+    check("an exit below 0.8 BDP: worse within the noise (p 0.50)",
+          (row(md, "policer", "early") or [""] * 10)[8] == "worse within the noise (p 0.50)")
     check("exits below counted", (row(md, "policer", "early") or [""] * 10)[7] == "1")
     check("no retransmission figure: not no worse",
           (row(md, "policer", "unmeasured") or [""] * 10)[8] == "**worse**")
@@ -89,15 +98,34 @@ def test_path_cost():
     check("more whole-flow drops, fewer on the path in slow start: no worse",
           (row(md, "1 competing flow", "fewer") or [""] * 10)[8] == "no worse")
     check("45 on the path against 25: worse",
-          (row(md, "1 competing flow", "costly") or [""] * 10)[8] == "**worse**")
+          worse(row(md, "1 competing flow", "costly")))
     check("its own retransmissions count too",
-          (row(md, "1 competing flow", "ownworse") or [""] * 10)[8] == "**worse**")
+          worse(row(md, "1 competing flow", "ownworse")))
     # one flow without the path's figure: the class is judged on drops, as before
     md = analyze.realpath_md(fl + [flow("c", "cubic", real=c1, retx=10, drops=100)])
     check("a class missing the figure falls back to drops",
-          (row(md, "1 competing flow", "fewer") or [""] * 10)[8] == "**worse**")
+          worse(row(md, "1 competing flow", "fewer")))
 
 
-for t in (test_classes, test_verdicts, test_path_cost):
+def test_significance():
+    """With six flows a side the run can tell a rule from HyStart: every one of
+    its figures above every one of HyStart's is 1 split in C(12, 6) = 924."""
+    pol = "police=20mbit:100kb"
+    fl = [flow("pol", "cubic", real=pol, retx=r) for r in (100, 101, 102, 103, 104, 105)]
+    fl += [flow("pol", "much", real=pol, retx=r) for r in (200, 201, 202, 203, 204, 205)]
+    # median 121 > 112.75 (105 x 1.1 of 102.5 + 10 %), but half its flows are among HyStart's
+    fl += [flow("pol", "mixed", real=pol, retx=r) for r in (100, 101, 102, 140, 150, 160)]
+    fl += [flow("pol", "early", real=pol, retx=0, bdp=b) for b in (0.5, 0.5, 0.5, 0.5, 1, 1)]
+    md = analyze.realpath_md(fl)
+    check("all above HyStart's six: **worse** (p 0.001)",
+          (row(md, "policer", "much") or [""] * 10)[8] == "**worse** (p 0.001)")
+    cell = (row(md, "policer", "mixed") or [""] * 10)[8]
+    check("half among HyStart's: worse within the noise, " + cell, cell.startswith("worse within the noise (p 0."))
+    # 4 of 6 below against 0 of 6: C(6,4)/C(12,4) = 15/495 = 0.03
+    check("4 of 6 exits below against none: **worse** (p 0.030)",
+          (row(md, "policer", "early") or [""] * 10)[8] == "**worse** (p 0.030)")
+
+
+for t in (test_classes, test_verdicts, test_path_cost, test_significance):
     t()
 done("realpath")

@@ -28,7 +28,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from cubictools import parse, path, vocab, windows  # noqa: E402
+from cubictools import parse, path, stats, vocab, windows  # noqa: E402
 from cubictools.parse import IP_PKT, MSS  # noqa: E402
 from cubictools.report import fmt, spread  # noqa: E402
 from cubictools.stats import median as med  # noqa: E402
@@ -1256,6 +1256,7 @@ REAL_CLASSES = (("agg=", "ACK aggregation"), ("police=", "policer"),
                 ("cross=1:", "1 competing flow"), ("cross=4:", "4 competing flows"),
                 ("trace=", "trace-driven link"))
 REAL_REF = "cubic"  # the kernel's HyStart: what each rule is held against
+REAL_ALPHA = 0.05  # a rule is **worse** where the noise alone would be this unlikely (one-sided)
 
 
 def real_class(x):
@@ -1295,6 +1296,12 @@ def realpath_md(flows):
         # a figure the rule lacks where HyStart has one is not "no worse"
         return w is None or (v is not None and v <= max(w * 1.1, w + 2))
 
+    def worse_p(fl, ref, key):
+        # None where the rule lacks the figure: not judged, so not "no worse"
+        v = [x[key] for x in fl if x.get(key) is not None]
+        w = [x[key] for x in ref if x.get(key) is not None]
+        return stats.rank_sum_greater(v, w) if v and w else None
+
     rows = []
     for c, algos in by.items():
         ref = algos.get(REAL_REF)
@@ -1307,9 +1314,24 @@ def realpath_md(flows):
         for aid, fl in algos.items():
             mr, mp, md = medof(fl, "ss_retrans"), medof(fl, "ss_path_retrans"), medof(fl, "tbf_drops")
             nb = sum(1 for x in fl if below(x))
-            cost = ok(mp, rp) if path else ok(md, rd)
-            word = "-" if aid == REAL_REF else ("no worse" if ok(mr, rr) and cost and nb <= rb
-                                               else "**worse**")
+            ckey = "ss_path_retrans" if path else "tbf_drops"
+            # each criterion it fails, with how likely the run's noise alone
+            # would put it that far ahead of HyStart (one-sided p-value)
+            fails = []
+            if not ok(mr, rr):
+                fails.append(worse_p(fl, ref, "ss_retrans"))
+            if not (ok(mp, rp) if path else ok(md, rd)):
+                fails.append(worse_p(fl, ref, ckey))
+            if nb > rb:
+                fails.append(stats.fisher_greater(nb, len(fl), rb, len(ref)))
+            if aid == REAL_REF:
+                word = "-"
+            elif not fails:
+                word = "no worse"
+            elif None in fails or min(fails) < REAL_ALPHA:
+                word = "**worse**" + (f" (p {min(fails):.3f})" if None not in fails else "")
+            else:
+                word = f"worse within the noise (p {min(fails):.2f})"
             late = sum(1 for x in fl if (x.get("path_stall") or {}).get("kind") == "emulator_late")
             rows.append(f"| {c} | {', '.join(scen)} | {aid} | {len(fl)} | {fmt(mr)} | "
                         f"{fmt(mp) if path else '-'} | {fmt(md)} | {nb} | {word} | {late} |")
@@ -1324,7 +1346,12 @@ def realpath_md(flows):
         "the repetition met), against the kernel's cubic "
         "on the same paths in the same run. **no worse**: median slow-start retransmissions, its own and "
         "the path's, at most HyStart's (+10 %, at least 2 packets) and no more exits below it (a run "
-        "without the path's figure: the whole flow's drops instead). `bpf_linux` is the kernel's "
+        "without the path's figure: the whole flow's drops instead). Where it is more, the p-value says "
+        "how often these paths' noise alone would put a rule as far ahead of HyStart: the one-sided rank "
+        "sum (Mann-Whitney) test of its flows' figures against the kernel's cubic's, Fisher's exact test "
+        "for the exits below; the smallest of the criteria it fails. **worse** when p is below "
+        f"{REAL_ALPHA:g}; above it, *worse within the noise*: this run cannot tell it from HyStart (with 3 "
+        "flows a side, p is at least 0.05; with 6, 0.001). `bpf_linux` is the kernel's "
         "HyStart re-implemented (the fidelity section): where it reads worse, the difference is these "
         "paths' noise at this run's size, not a rule's. **late emulator**: flows kept after every try ran "
         f"on an emulator whose delay line was more than {EMU_LATE_P99_US / 1e3:g} ms late on 1 % of their "
