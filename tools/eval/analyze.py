@@ -1675,6 +1675,9 @@ def report(a):
     vmd = verdict_md(g)
     if vmd:
         summ += ["", vmd]
+    rmd = realpath_md(flows)
+    if rmd:
+        summ += ["", "## Real paths: each rule against HyStart, per class\n", rmd]
     with open(os.path.join(outdir, "summary.md"), "w") as f:
         f.write("\n".join(summ) + "\n")
     if a.doc:
