@@ -37,8 +37,9 @@ static void *keepawake_spin(void *p)
 	struct sched_param sp = { .sched_priority = 0 };
 	cpu_set_t one;
 
-	/* set in the thread itself: glibc's pthread attributes did not give a
-	 * SCHED_IDLE thread here (it ran SCHED_OTHER) */
+	/* set in the thread itself: glibc's pthread_attr_setschedpolicy()
+	 * takes only SCHED_OTHER, SCHED_FIFO and SCHED_RR (EINVAL for
+	 * SCHED_IDLE: a first version that set it there ran SCHED_OTHER) */
 	CPU_ZERO(&one);
 	CPU_SET(a->cpu, &one);
 	a->err = pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
