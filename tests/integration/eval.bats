@@ -553,8 +553,14 @@ band_flow() {
 	[ "$(wc -l <"$f")" -eq 2 ]
 	[ "$(jq -s '[.[] | select(.sender == "flowgen" and .clean == false and .exit_observed and .ss_retrans != null
 		and .probe_samples > 100 and .iperf_error == null)] | length' "$f")" -eq 2 ]
-	# 1 s at 40 % of the rate: 90 % of it only once the bulk phase has begun
-	[ "$(jq 'select(.scenario == "app100_40_1") | .app_s == 1 and .t90_s >= 0.95' "$f")" = true ]
+	# 1 s at 40 % of the rate: the first second's goodput (duration 2: goodput_window_s
+	# 1) is the application's 40 % of the 96.5 Mbit/s payload rate, not the path's.
+	# (Not t90: the application writes from the start while slow start's window
+	# lags it, and that backlog leaves at line rate when the window opens: on a
+	# faithful emulator 90 % of the rate was reached at 0.34 s, with 37.8 Mbit/s
+	# over the first second)
+	[ "$(jq 'select(.scenario == "app100_40_1") | .app_s == 1 and .goodput_window_s == 1
+		and .goodput_mbit >= 0.3 * 96.5 and .goodput_mbit <= 0.5 * 96.5' "$f")" = true ]
 	# the RTT (40 ms -> 80 ms, 200 ms after the SYN-ACK: 160 ms after the first data)
 	# is seen to rise before slow start ends (cubic's delay test: on the rise itself)
 	[ "$(jq 'select(.scenario == "step100_40_80") | .rtt_step_at_s == 0.16 and .bdp_pkts == 667
