@@ -1311,16 +1311,18 @@ def realpath_md(flows):
         path = all(x.get("ss_path_retrans") is not None for fl in algos.values() for x in fl)
         rr, rp, rd = medof(ref, "ss_retrans"), medof(ref, "ss_path_retrans"), medof(ref, "tbf_drops")
         rb = sum(1 for x in ref if below(x))
+        # the path's cost: its slow-start retransmissions, or (an older run) the drops
+        ckey = "ss_path_retrans" if path else "tbf_drops"
+        rc = rp if path else rd
         for aid, fl in algos.items():
             mr, mp, md = medof(fl, "ss_retrans"), medof(fl, "ss_path_retrans"), medof(fl, "tbf_drops")
             nb = sum(1 for x in fl if below(x))
-            ckey = "ss_path_retrans" if path else "tbf_drops"
             # each criterion it fails, with how likely the run's noise alone
             # would put it that far ahead of HyStart (one-sided p-value)
             fails = []
             if not ok(mr, rr):
                 fails.append(worse_p(fl, ref, "ss_retrans"))
-            if not (ok(mp, rp) if path else ok(md, rd)):
+            if not ok(mp if path else md, rc):
                 fails.append(worse_p(fl, ref, ckey))
             if nb > rb:
                 fails.append(stats.fisher_greater(nb, len(fl), rb, len(ref)))
