@@ -26,6 +26,86 @@ static __always_inline struct predict_store *predict_get(struct sock *sk, __u64 
 	return bpf_sk_storage_get(&predict_store, sk, NULL, flags);
 }
 
+/*
+ * The policer remembered (predict_polmem_target(), include/predict_core.h):
+ * per network namespace (its cookie: the eval's and the tests' paths are
+ * namespaces that reuse one pair of addresses) and destination address,
+ * least recently used first out.
+ */
+struct polmem_key {
+	__u64 net_cookie;
+	__u32 family;
+	__u8 daddr[16];
+};
+
+#define PREDICT_POLMEM_ENTRIES 4096
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PREDICT_POLMEM_ENTRIES);
+	__type(key, struct polmem_key);
+	__type(value, struct predict_polmem);
+} policer_memory SEC(".maps");
+
+static __always_inline void polmem_key_of(const struct sock *sk, struct polmem_key *k)
+{
+	const struct sock_common *c = &sk->__sk_common;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	k->net_cookie = c->skc_net.net->net_cookie;
+	k->family = c->skc_family;
+	if (c->skc_family == AF_INET6) {
+		for (int i = 0; i < 4; i++)
+			((__u32 *)k->daddr)[i] = c->skc_v6_daddr.in6_u.u6_addr32[i];
+	} else {
+		*(__u32 *)k->daddr = c->skc_daddr;
+	}
+}
+
+/* The policer answer fired (predict_loss()): remember its rate for this destination. */
+static __noinline void polmem_store(struct sock *sk, __u64 rate, __u32 delay_min)
+{
+	struct predict_polmem m, *old;
+	struct polmem_key k;
+
+	polmem_key_of(sk, &k);
+	__builtin_memset(&m, 0, sizeof(m));
+	m.rate = rate;
+	m.at_ns = bpf_ktime_get_ns();
+	m.delay_min = delay_min;
+	old = bpf_map_lookup_elem(&policer_memory, &k);
+	m.flows = old ? old->flows + 1 : 1;
+	bpf_map_update_elem(&policer_memory, &k, &m, BPF_ANY);
+}
+
+/*
+ * PREDICT believed an estimate (v, with its target; estimate: its rate), or
+ * gave up (estimate 0, v->target 0): a policer remembered for this
+ * destination sets the target to the policed rate's BDP when that is lower
+ * (the jump is then not made); returns the remembered rate that did (0: none).
+ */
+static __noinline __u64 polmem_recall(struct sock *sk, struct predict_verdict *v, __u64 estimate,
+				      __u32 delay_min, const struct cubic_tunables *t)
+{
+	__u32 mss = ((struct tcp_sock *)sk)->mss_cache;
+	struct predict_polmem *m;
+	struct polmem_key k;
+	__u32 target;
+
+	polmem_key_of(sk, &k);
+	m = bpf_map_lookup_elem(&policer_memory, &k);
+	if (!m)
+		return 0;
+	target = predict_polmem_target(m, bpf_ktime_get_ns(), estimate, delay_min, mss,
+				       cubic_tun_predict_margin(t));
+	if (!target || (v->target && target >= v->target))
+		return 0;
+	v->target = target;
+	v->delay_min = delay_min;
+	v->jump = 0;
+	return m->rate;
+}
+
 _Static_assert(CUBIC_MAX_predict_skip == PREDICT_MAX_SKIP &&
 		       CUBIC_MIN_predict_min_train_us == PREDICT_MIN_MIN_TRAIN &&
 		       CUBIC_MAX_predict_min_train_us == PREDICT_MAX_MIN_TRAIN &&
@@ -324,6 +404,26 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 	a.paced = sk->sk_pacing_status != SK_PACING_NONE && !ps->paced;
 	v = &ps->st.v; /* predict_on_ack() keeps the estimate there */
 	act = predict_on_ack(&ps->st, &p, &a, v);
+	if ((act == PREDICT_ACT_TARGET || act == PREDICT_ACT_EXIT) && cubic_tun_predict_policer(t)) {
+		ps->polmem_rate = polmem_recall(sk, v, v->rate, v->delay_min, t);
+		if (ps->polmem_rate && act == PREDICT_ACT_TARGET && v->target <= tp->snd_cwnd) {
+			/* past the remembered policer's BDP already: the exit, at once */
+			ps->st.phase = PREDICT_PH_DONE;
+			act = PREDICT_ACT_EXIT;
+		}
+	} else if (act == PREDICT_ACT_GIVE_UP && cubic_tun_predict_policer(t) && a.delay_min) {
+		/* no train believed: a policer remembered here still sets the target */
+		v->target = 0;
+		ps->polmem_rate = polmem_recall(sk, v, 0, a.delay_min, t);
+		if (ps->polmem_rate) {
+			if (v->target > tp->snd_cwnd) {
+				ps->st.phase = PREDICT_PH_FILL;
+				act = PREDICT_ACT_TARGET;
+			} else {
+				act = PREDICT_ACT_EXIT;
+			}
+		}
+	}
 	if (act == PREDICT_ACT_PACE) {
 		/*
 		 * The measured round's data left unpaced (its ACKs are the
@@ -342,7 +442,8 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 		ps->set_us = tp->tcp_mstamp;
 		s->flags |= CUBIC_SF_PREDICT_FILL;
 		if (cubic_tun_predict_cap(t))
-			predict_cap_rate(sk, ps, v->rate * cubic_tun_predict_cap(t) / 1000);
+			predict_cap_rate(sk, ps, (ps->polmem_rate ? ps->polmem_rate : v->rate) *
+							 cubic_tun_predict_cap(t) / 1000);
 		if (v->jump)
 			predict_jump(sk, ps);
 		return CUBIC_HYSTART_DELAY;
@@ -452,16 +553,26 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	 * (tp->lost_out: RACK marked them before the kernel asked .ssthresh).
 	 * Settle there: ssthresh, and CUBIC's Wmax, at
 	 * the policed rate's BDP, not beta x cwnd and a climb back to the cwnd
-	 * the policer cut.
+	 * the policer cut; and remember the rate for the next flow to this
+	 * destination (polmem_store()). A flow whose target came from that
+	 * memory confirms it at its first loss, at a lower rate if it got less
+	 * with no queue (predict_polmem_refine()).
 	 */
 	if (cubic_tun_predict_policer(t) && tp->rate_interval_us && mss) {
 		ps->pol_rate = (__u64)tp->rate_delivered * mss * 1000000ULL / tp->rate_interval_us;
 		ps->pol_rtt_us = tp->rack.rtt_us;
-		target = predict_policer_target(ps->pol_rate, ps->pol_rtt_us, ca_state(sk)->delay_min,
-						cwnd, mss, cubic_tun_predict_margin(t), tp->lost_out);
+		if (ps->polmem_rate)
+			target = predict_polmem_refine(ps->pol_rate, ps->pol_rtt_us,
+						       ca_state(sk)->delay_min, mss,
+						       cubic_tun_predict_margin(t), ps->polmem_rate);
+		else
+			target = predict_policer_target(ps->pol_rate, ps->pol_rtt_us,
+							ca_state(sk)->delay_min, cwnd, mss,
+							cubic_tun_predict_margin(t), tp->lost_out);
 		if (target && target < ssthresh) {
 			ps->pol_ssthresh = target;
 			ca_state(sk)->last_max_cwnd = target;
+			polmem_store(sk, ps->pol_rate, ca_state(sk)->delay_min);
 			return target;
 		}
 	}
@@ -527,6 +638,7 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 	e->predict_policer_rate = ps->pol_rate;
 	e->predict_policer_rtt_us = ps->pol_rtt_us;
 	e->predict_policer = ps->pol_ssthresh;
+	e->predict_policer_memory = ps->polmem_rate;
 	e->predict_share_pace = ps->share_pace;
 	e->predict_share_rate = ps->share_rate;
 	e->predict_share = ps->share_ssthresh;

@@ -349,6 +349,8 @@ struct cubic_info {
 	U64(predict_policer_rate, PREDICT, 0)  /* bytes/s, the last rate sample's delivery */      \
 	U32(predict_policer_rtt_us, PREDICT, 0) /* the RTT of the last packet delivered */         \
 	U32(predict_policer, PREDICT, 0)       /* its BDP: ssthresh (0: not a policer) */          \
+	/* a policer this flow's destination met before: the rate that set its target (0: none) */ \
+	U64(predict_policer_memory, PREDICT, 0) /* bytes/s */                                      \
 	/* the jump's share check: the rate the jumped packets got, and the target it set */     \
 	U64(predict_share_pace, PREDICT, 0)    /* bytes/s, the pacing rate they left at */         \
 	U64(predict_share_rate, PREDICT, 0)    /* bytes/s (0: not measured) */                     \

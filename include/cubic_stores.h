@@ -50,6 +50,8 @@ struct predict_store {
 	__u32 share_ssthresh;
 	__u8 share_done;
 	__u8 pad2[3];
+	/* the policer remembered (predict_polmem_target()): the rate that set the target (0: none) */
+	__u64 polmem_rate;
 };
 
 struct verdict_store {

@@ -82,7 +82,7 @@
 	X(predict_jump, 0, 0, 500, "/1000",                                                        \
 	  "PREDICT: at the estimate, cwnd jumps to this x the target, paced (0: off; RFC 9959)") \
 	X(predict_policer, 1, 0, 1, "bool",                                                        \
-	  "PREDICT: a slow-start loss with no queue and a collapsed delivery settles at its BDP") \
+	  "PREDICT: settle at a policer's BDP at its first loss; remember it per destination")    \
 	X(premature_ratio, 800, 1, 10000, "/1000",                                                 \
 	  "verdict: an exit below this x the path's BDP is premature (800: 0.8)")                \
 	X(verdict, 1, 0, 1, "bool",                                                                \

@@ -1010,4 +1010,65 @@ static inline __u32 predict_policer_target(__u64 delivery_Bps, __u32 rtt_us, __u
 	return (__u64)target * 2 < cwnd ? target : 0;
 }
 
+/*
+ * The policer remembered (issue 20, 3c): what a policer costs is the first
+ * loss. Nothing before it tells a token bucket from the link's own rate (the
+ * bucket passes the first rounds at line rate, with no queue), and a paced
+ * fill sees that loss at a larger window than slow start's bursts do (they
+ * empty a small bucket a round earlier: docs/RULES.md, "The jump and the
+ * policer"). So the second flow to a destination whose first flow met a
+ * policer starts where the first one settled, as Careful Resume (RFC 9959)
+ * resumes from a previous connection's capacity: the glue keeps the policed
+ * rate that predict_policer_target() answered, per network namespace and
+ * destination address, for PREDICT_POLMEM_S seconds; a later flow whose
+ * believed estimate is well above it (at least 4/3 of it: the line rate the
+ * bucket let through) and whose delay_min is within a factor of 2 of the
+ * one it was measured at takes its target from the remembered rate instead
+ * (and its pacing cap); so does a flow that believed no train (estimate 0:
+ * HyStart would decide). Returns that target (packets, with the margin), or 0:
+ * nothing remembered applies, the estimate (or HyStart) stands.
+ */
+#define PREDICT_POLMEM_S 300
+
+struct predict_polmem {
+	__u64 rate;	 /* bytes/s, the delivery the policer answer settled at */
+	__u64 at_ns;	 /* when (bpf_ktime_get_ns()) */
+	__u32 delay_min; /* us, the flow's delay_min then */
+	__u32 flows;	 /* flows that met the policer here (the first is 1) */
+};
+
+static inline __u32 predict_polmem_target(const struct predict_polmem *m, __u64 now_ns,
+					  __u64 estimate, __u32 delay_min, __u32 mss,
+					  __u32 margin)
+{
+	if (!m || !m->rate || !m->delay_min || !delay_min || now_ns < m->at_ns ||
+	    m->rate >= (1ULL << 40) || estimate >= (1ULL << 40) ||
+	    now_ns - m->at_ns > (__u64)PREDICT_POLMEM_S * 1000000000ULL)
+		return 0;
+	if (estimate && m->rate * 4 > estimate * 3)
+		return 0; /* the estimate is the policed rate already, or near it */
+	if ((__u64)delay_min * 2 < m->delay_min || delay_min > (__u64)m->delay_min * 2)
+		return 0; /* another path to the same address */
+	return predict_target_of(m->rate, delay_min, mss, margin);
+}
+
+/*
+ * The first loss of a flow whose target came from a remembered policer: the
+ * rate remembered is the delivery the first flow's loss saw, which still
+ * carries part of the bucket's burst (3.7 MB/s behind a 2.5 MB/s policer on
+ * eval's pol100_40). When this loss too came with no queue (RTT within 1/8
+ * of delay_min) and less was delivered than remembered, the policer is
+ * confirmed at the lower rate: returns its BDP (packets, with the margin:
+ * ssthresh, and the rate is remembered instead), else 0 (CUBIC's own
+ * reduction, and the memory stands).
+ */
+static inline __u32 predict_polmem_refine(__u64 delivery_Bps, __u32 rtt_us, __u32 delay_min,
+					  __u32 mss, __u32 margin, __u64 remembered)
+{
+	if (!delivery_Bps || !rtt_us || !delay_min || !mss || delivery_Bps >= remembered ||
+	    (__u64)rtt_us * 8 > (__u64)delay_min * 9)
+		return 0;
+	return predict_target_of(delivery_Bps, delay_min, mss, margin);
+}
+
 #endif /* PREDICT_CORE_H */

@@ -236,9 +236,16 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 		 e->predict_train_gaps ? " (bunch corners, across long ACK gaps)" : "",
 		 ms(e->predict_train_us), ms(e->predict_delay_min_us), e->predict_target,
 		 e->predict_cwnd_set, ms(e->predict_fill_us),
-		 e->flags & CUBIC_EV_PREDICT_CAPPED ? ", paced by PREDICT, capped at the estimate"
+		 e->flags & CUBIC_EV_PREDICT_CAPPED && e->predict_policer_memory
+			 ? ", paced by PREDICT, capped at the remembered policer's rate"
+		 : e->flags & CUBIC_EV_PREDICT_CAPPED ? ", paced by PREDICT, capped at the estimate"
 		 : e->flags & CUBIC_EV_PREDICT_PACED ? ", paced by PREDICT"
 						    : "");
+	/* the policer remembered: the target is the policed rate's BDP, not the estimate's */
+	if (off < len && e->predict_policer_memory)
+		off += (size_t)snprintf(buf + off, len - off,
+					", a policer met before: target from its %.1f Mbit/s",
+					(double)e->predict_policer_memory * 8 / 1e6);
 	/* the jump (predict_jump) and its retreat */
 	if (off < len && e->predict_jump_from)
 		off += (size_t)snprintf(buf + off, len - off, ", jump %u -> %u",

@@ -325,3 +325,58 @@ host_decided() {
 	# the fill took about one RTT after the jump, not the doubling's four
 	jq -e '.predict_fill_us < 250000' <<<"$rec"
 }
+
+@test "a policer met once: the next flows to that destination fill to the policed rate and lose less; another path's do not" {
+	# eval's pol100_40: 100 Mbit/s, 40 ms, policed at 20 Mbit/s with a 100 kB
+	# bucket (policed BDP 67 packets); the bucket lets the first rounds through
+	# at the line rate, so PREDICT believes the line rate (BDP 333)
+	JPATH="${P}p"
+	path_up "$JPATH" 100mbit 40ms 1bdp --policer 20mbit:100kb
+	netns_iperf_server "$JPATH-rcv" 5201
+	"$CUBICCTL" load --name "$NAME" --preset predict
+	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/pol.trace" 2>/dev/null &
+	TRACE_PID=$!
+	sleep 0.5
+	for i in 1 2 3 4; do
+		bulk "$JPATH" "$NAME" 3 "$BATS_TEST_TMPDIR/pol$i.json"
+		sleep 0.5
+	done
+	# the suite's clean path (its own namespaces, the same addresses)
+	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/clean.json"
+	sleep 0.3
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID" || true
+	TRACE_PID=
+	exit_of() { # the flow's exit record, its iperf3 retransmissions beside it
+		local f=$1 port
+		port=$(jq '.start.connected[0].local_port' "$f")
+		jq -c --argjson r "$(jq '.end.sum_sent.retransmits' "$f")" \
+			"select(.sport == $port and .reason != null) | . + {retx: \$r}" \
+			"$BATS_TEST_TMPDIR/pol.trace" | head -n 1
+	}
+	first=$(exit_of "$BATS_TEST_TMPDIR/pol1.json")
+	echo "first: $first"
+	# the first flow met the policer: its first loss settled at the policed rate
+	jq -e '.reason == "loss" and .predict_policer > 0 and .predict_policer < 150 and
+		.predict_policer_memory == 0' <<<"$first"
+	rate=$(jq .predict_policer_rate <<<"$first")
+	for i in 2 3 4; do
+		exit_of "$BATS_TEST_TMPDIR/pol$i.json"
+	done >"$BATS_TEST_TMPDIR/later.jsonl"
+	cat "$BATS_TEST_TMPDIR/later.jsonl"
+	# the later flows that believed their train (a busy machine spoils one in
+	# five) took the remembered rate's target: PREDICT's exit there, well below
+	# the line rate's BDP, and lost fewer segments than the first (about 70
+	# against 140-170 in 3 s)
+	jq -s -e --argjson rate "$rate" --argjson retx "$(jq .retx <<<"$first")" '
+		map(select(.predict_policer_memory > 0)) as $m |
+		($m | length) >= 2 and
+		($m | all(.predict_policer_memory == $rate and .reason == "predict" and
+			.cwnd == .predict_target and .predict_target < 150)) and
+		($m | map(.retx) | sort | .[length / 2 | floor]) < $retx * 0.8' \
+		"$BATS_TEST_TMPDIR/later.jsonl"
+	# another path to the same address remembers nothing
+	rec=$(exit_of "$BATS_TEST_TMPDIR/clean.json")
+	echo "clean path: $rec"
+	jq -e '.predict_policer_memory == 0 and .predict_policer == 0' <<<"$rec"
+}

@@ -822,6 +822,54 @@ TEST(the_policer)
 }
 
 /*
+ * The policer remembered: 250,000 B/s at delay_min 100 ms, 10 s ago. A new
+ * flow's estimate of 1,000,000 B/s (the line rate the bucket let through)
+ * takes the remembered rate's target, 26 at delay_min 100 ms and 13 at
+ * 50 ms (a factor of 2 either way is still the path). Not: an estimate
+ * under 4/3 of it (333,332: the policed rate measured, or near it; 333,334
+ * is above; no estimate at all takes it too), a delay_min beyond a factor of 2 (49.999 ms, 200.001 ms:
+ * another path to the address), a memory older than PREDICT_POLMEM_S, or
+ * one from the future (a clock that went back), or nothing remembered.
+ */
+TEST(the_policer_remembered)
+{
+	const __u64 s = 1000000000ULL;
+	struct predict_polmem m = { .rate = 250000, .at_ns = 100 * s, .delay_min = DMIN, .flows = 1 };
+
+	CHECK_EQ(predict_polmem_target(&m, 110 * s, 1000000, DMIN, MSS, 30), 26);
+	CHECK_EQ(predict_polmem_target(&m, 110 * s, 1000000, DMIN / 2, MSS, 30), 13);
+	CHECK_EQ(predict_polmem_target(&m, 110 * s, 1000000, DMIN * 2, MSS, 30), 52);
+	CHECK_EQ(predict_polmem_target(&m, 110 * s, 333334, DMIN, MSS, 30), 26);
+	CHECK_EQ(predict_polmem_target(&m, 110 * s, 333332, DMIN, MSS, 30), 0);
+	CHECK_EQ(predict_polmem_target(&m, 110 * s, 0, DMIN, MSS, 30), 26);
+	CHECK_EQ(predict_polmem_target(&m, 110 * s, 1000000, DMIN / 2 - 1, MSS, 30), 0);
+	CHECK_EQ(predict_polmem_target(&m, 110 * s, 1000000, DMIN * 2 + 1, MSS, 30), 0);
+	CHECK_EQ(predict_polmem_target(&m, (100 + PREDICT_POLMEM_S) * s, 1000000, DMIN, MSS, 30),
+		 26);
+	CHECK_EQ(predict_polmem_target(&m, (100 + PREDICT_POLMEM_S) * s + 1, 1000000, DMIN, MSS,
+				       30),
+		 0);
+	CHECK_EQ(predict_polmem_target(&m, 99 * s, 1000000, DMIN, MSS, 30), 0);
+	CHECK_EQ(predict_polmem_target(NULL, 110 * s, 1000000, DMIN, MSS, 30), 0);
+	m.rate = 0;
+	CHECK_EQ(predict_polmem_target(&m, 110 * s, 1000000, DMIN, MSS, 30), 0);
+}
+
+/*
+ * Its confirmation at the remembering flow's first loss: no queue (RTT
+ * within 1/8 of delay_min) and less delivered than remembered (200,000
+ * against 250,000 B/s): the lower rate's BDP, 21. As much as remembered or
+ * more, or a queue: 0, CUBIC's reduction.
+ */
+TEST(the_policer_confirmed_lower)
+{
+	CHECK_EQ(predict_polmem_refine(200000, 105000, DMIN, MSS, 30, 250000), 21);
+	CHECK_EQ(predict_polmem_refine(250000, 105000, DMIN, MSS, 30, 250000), 0);
+	CHECK_EQ(predict_polmem_refine(200000, 112501, DMIN, MSS, 30, 250000), 0);
+	CHECK_EQ(predict_polmem_refine(0, 105000, DMIN, MSS, 30, 250000), 0);
+}
+
+/*
  * The jump's share check. Estimate 1,000,000 B/s, MSS 1000, delay_min
  * 100 ms: a jump of 40 packets (from 10 to 50) takes 40 ms at the
  * estimate, so the window is 20 ms; a jump of 1 packet is held to
@@ -1093,6 +1141,8 @@ int main(void)
 	RUN(the_jump_queue);
 	RUN(the_retreat);
 	RUN(the_policer);
+	RUN(the_policer_remembered);
+	RUN(the_policer_confirmed_lower);
 	RUN(the_share_check);
 	RUN(the_share_window_reads_around_a_gap);
 	RUN(application_limited_round_is_not_measured);
