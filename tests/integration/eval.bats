@@ -665,3 +665,24 @@ band_flow() {
 	run leftovers "${EP}x"
 	[ -z "$output" ]
 }
+
+@test "eval: the policer sweep's scenarios run only when --scenarios names them" {
+	run "$RUN" --list
+	[ "$status" -eq 0 ]
+	# the default matrix (the scenarios above the named-only header) has none of them
+	default=$(sed -n '/^scenarios (id/,/^scenarios run only/p' <<<"$output")
+	named=$(sed -n '/^scenarios run only/,/^algorithms/p' <<<"$output")
+	grep -q '^  pol100_40 ' <<<"$default"
+	for s in pol100_40_b30 pol100_40_b300 pol100_40_b1m pol100_40_r50 pol100_20 pol50_80; do
+		! grep -q "^  $s " <<<"$default"
+		grep -q "^  $s .*police=" <<<"$named"
+	done
+	# named, they run, with the core algorithms
+	run "$RUN" --list --scenarios "pol50_80 pol100_40"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"pol50_80       50mbit   80ms"*"police=10mbit:50kb"*"bpf_predict"* ]]
+	[[ "$output" != *"scenarios run only"* ]]
+	run "$RUN" --list --scenarios "pol50_80 pol50_81"
+	[ "$status" -eq 2 ]
+	[ "$output" = "run.sh: unknown scenario pol50_81" ]
+}

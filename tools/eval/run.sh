@@ -112,6 +112,19 @@ cross50_40_b1 50mbit  40ms   1bdp    stress cross=1:bbr algos=core dur=4
 cell20_40     20mbit  40ms   1bdp    stress trace=cellular algos=core dur=4
 wifi50_20     50mbit  20ms   1bdp    stress trace=wifi algos=core dur=4
 "
+# Scenarios that run only when --scenarios names them (not in the default
+# matrix, nor in --quick): the policer class swept over its rate, bucket and
+# RTT (docs/RULES.md, "The jump and the policer": whether slow start's bursts
+# or PREDICT's paced fill lose more depends on the bucket against the
+# policed BDP).
+SCENARIOS_NAMED="
+pol100_40_b30  100mbit 40ms   1bdp    stress police=20mbit:30kb algos=core dur=4
+pol100_40_b300 100mbit 40ms   1bdp    stress police=20mbit:300kb algos=core dur=4
+pol100_40_b1m  100mbit 40ms   1bdp    stress police=20mbit:1mb algos=core dur=4
+pol100_40_r50  100mbit 40ms   1bdp    stress police=50mbit:100kb algos=core dur=4
+pol100_20      100mbit 20ms   1bdp    stress police=20mbit:100kb algos=core dur=4
+pol50_80       50mbit  80ms   1bdp    stress police=10mbit:50kb algos=core dur=4
+"
 QUICK_SCENARIOS="r50_20_1 s2011"
 # Run-time model for the estimate printed at the start, fitted to this
 # machine's runs (1396 s for the 210 flows of 10 scenarios x 7 algorithms):
@@ -253,7 +266,8 @@ scen_dur() {
 	if [ -n "$DUR_SET" ] || [ -z "$d" ]; then echo "$DUR"; else echo "$d"; fi
 }
 
-mapfile -t SCENARIOS < <(select_rows "$SCENARIOS_ALL" "$SCEN_SEL")
+mapfile -t SCENARIOS < <(select_rows "$SCENARIOS_ALL" "$SCEN_SEL"
+	[ -z "$SCEN_SEL" ] || select_rows "$SCENARIOS_NAMED" "$SCEN_SEL")
 mapfile -t ALGOS < <(select_rows "$ALGOS_ALL" "$ALGO_SEL")
 [ ${#SCENARIOS[@]} -gt 0 ] || { echo "run.sh: no scenario selected (--list)" >&2; exit 2; }
 [ ${#ALGOS[@]} -gt 0 ] || { echo "run.sh: no algorithm selected (--list)" >&2; exit 2; }
@@ -297,6 +311,12 @@ list() {
 		ids=$(scen_algos "$opts" | awk '{print $1}' | tr '\n' ' ')
 		printf '  %-14s %-8s %-7s %-8s %-6s %-34s| %s| %s\n' "$sid" "$rate" "$rtt" "$buf" "$class" "$opts" "$ids" "$(scen_dur "$opts")"
 	done
+	if [ -z "$SCEN_SEL" ]; then
+		echo "scenarios run only when --scenarios names them:"
+		select_rows "$SCENARIOS_NAMED" "" | while read -r sid rate rtt buf class opts; do
+			printf '  %-14s %-8s %-7s %-8s %-6s %s\n' "$sid" "$rate" "$rtt" "$buf" "$class" "$opts"
+		done
+	fi
 	printf 'algorithms (id kind arg [datapath]):%s' "$ALGOS_ALL"
 	echo "core (algos=core): $CORE_ALGOS"
 	echo "estimated run time, $REPS reps: $(estimate) s"
