@@ -29,7 +29,7 @@ def row(md, cls, algo):
     """The table row of (class, algorithm), split into cells, or None."""
     for line in md.splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 10 and cells[0] == cls and cells[2] == algo:
+        if len(cells) == 11 and cells[0] == cls and cells[2] == algo:
             return cells
     return None
 
@@ -126,6 +126,21 @@ def test_significance():
           (row(md, "policer", "early") or [""] * 10)[8] == "**worse** (p 0.030)")
 
 
-for t in (test_classes, test_verdicts, test_path_cost, test_significance):
+def test_policer_remembered():
+    """The flows whose target came from a remembered policer are counted."""
+    pol = "police=20mbit:100kb"
+    fl = [flow("pol", "cubic", real=pol, retx=100) for _ in range(3)]
+    fl += [flow("pol", "pred", real=pol, retx=r) for r in (120, 50, 50)]
+    fl[4]["bpf_predict_policer_memory"] = 3660008
+    fl[5]["bpf_predict_policer_memory"] = 3660008
+    fl[3]["bpf_predict_policer_memory"] = 0
+    md = analyze.realpath_md(fl)
+    check("2 of 3 remembered", (row(md, "policer", "pred") or [""] * 11)[10] == "2")
+    check("cubic: none", (row(md, "policer", "cubic") or [""] * 11)[10] == "0")
+    check("and judged on all its flows: no worse",
+          (row(md, "policer", "pred") or [""] * 11)[8] == "no worse")
+
+
+for t in (test_classes, test_verdicts, test_path_cost, test_significance, test_policer_remembered):
     t()
 done("realpath")
