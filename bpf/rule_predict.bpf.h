@@ -78,6 +78,15 @@ static __noinline void polmem_store(struct sock *sk, __u64 rate, __u32 delay_min
 	bpf_map_update_elem(&policer_memory, &k, &m, BPF_ANY);
 }
 
+/* A flow that took its target from the memory lost with a queue: forget it. */
+static __noinline void polmem_forget(struct sock *sk)
+{
+	struct polmem_key k;
+
+	polmem_key_of(sk, &k);
+	bpf_map_delete_elem(&policer_memory, &k);
+}
+
 /*
  * PREDICT believed an estimate (v, with its target; estimate: its rate), or
  * gave up (estimate 0, v->target 0): a policer remembered for this
@@ -556,7 +565,8 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	 * the policer cut; and remember the rate for the next flow to this
 	 * destination (polmem_store()). A flow whose target came from that
 	 * memory confirms it at its first loss, at a lower rate if it got less
-	 * with no queue (predict_polmem_refine()).
+	 * with no queue (predict_polmem_refine()), or forgets it if the loss came
+	 * with a queue (predict_polmem_stale()).
 	 */
 	if (cubic_tun_predict_policer(t) && tp->rate_interval_us && mss) {
 		ps->pol_rate = (__u64)tp->rate_delivered * mss * 1000000ULL / tp->rate_interval_us;
@@ -572,9 +582,19 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 		if (target && target < ssthresh) {
 			ps->pol_ssthresh = target;
 			ca_state(sk)->last_max_cwnd = target;
-			polmem_store(sk, ps->pol_rate, ca_state(sk)->delay_min);
+			/*
+			 * Remembered only without a jump: after one, the rate
+			 * sample at the loss read 0.35-0.6 of the policed rate
+			 * (pol100_40_b30, pol50_80: later flows' exits at 0.34
+			 * and 0.61 of its BDP), where without one it read
+			 * 1.0-1.5 of it.
+			 */
+			if (!ps->jump_from)
+				polmem_store(sk, ps->pol_rate, ca_state(sk)->delay_min);
 			return target;
 		}
+		if (ps->polmem_rate && predict_polmem_stale(ps->pol_rtt_us, ca_state(sk)->delay_min))
+			polmem_forget(sk);
 	}
 	if (ps->st.phase != PREDICT_PH_FILL || !ps->jump_from)
 		return ssthresh;

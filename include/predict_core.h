@@ -1071,4 +1071,16 @@ static inline __u32 predict_polmem_refine(__u64 delivery_Bps, __u32 rtt_us, __u3
 	return predict_target_of(delivery_Bps, delay_min, mss, margin);
 }
 
+/*
+ * And its end: that first loss came with a queue (RTT above 9/8 of
+ * delay_min). What limits the path now is a bottleneck's buffer, not a
+ * token bucket (the policer is gone, or was never the limit); the glue
+ * forgets the rate, and the next flow measures the path afresh. Returns 1
+ * then.
+ */
+static inline int predict_polmem_stale(__u32 rtt_us, __u32 delay_min)
+{
+	return rtt_us && delay_min && (__u64)rtt_us * 8 > (__u64)delay_min * 9;
+}
+
 #endif /* PREDICT_CORE_H */

@@ -859,7 +859,7 @@ TEST(the_policer_remembered)
  * Its confirmation at the remembering flow's first loss: no queue (RTT
  * within 1/8 of delay_min) and less delivered than remembered (200,000
  * against 250,000 B/s): the lower rate's BDP, 21. As much as remembered or
- * more, or a queue: 0, CUBIC's reduction.
+ * more, or a queue: 0, CUBIC's reduction; and with a queue the memory goes.
  */
 TEST(the_policer_confirmed_lower)
 {
@@ -867,6 +867,11 @@ TEST(the_policer_confirmed_lower)
 	CHECK_EQ(predict_polmem_refine(250000, 105000, DMIN, MSS, 30, 250000), 0);
 	CHECK_EQ(predict_polmem_refine(200000, 112501, DMIN, MSS, 30, 250000), 0);
 	CHECK_EQ(predict_polmem_refine(0, 105000, DMIN, MSS, 30, 250000), 0);
+	/* a queue at that loss (above 112.5 ms): the memory is forgotten */
+	CHECK_EQ(predict_polmem_stale(112501, DMIN), 1);
+	CHECK_EQ(predict_polmem_stale(112500, DMIN), 0);
+	CHECK_EQ(predict_polmem_stale(0, DMIN), 0);
+	CHECK_EQ(predict_polmem_stale(200000, 0), 0);
 }
 
 /*
