@@ -513,6 +513,9 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 		verdict_congestion(sk, cwnd);
 	if (ss_exit)
 		ssthresh = rules_loss(sk, t, cwnd, ssthresh);
+	else
+		/* PREDICT's policer answer reaches past its own exit (its first reduction) */
+		ssthresh = rule_predict_reduction(sk, t, cwnd, ssthresh);
 	if (ss_exit) {
 		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
 				       .ssthresh = ssthresh };

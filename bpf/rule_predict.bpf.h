@@ -579,6 +579,15 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			target = predict_policer_target(ps->pol_rate, ps->pol_rtt_us,
 							ca_state(sk)->delay_min, cwnd, mss,
 							cubic_tun_predict_margin(t), tp->lost_out);
+		/* after PREDICT's own exit at its target (predict_policer_after_exit()) */
+		if (!target && !ps->polmem_rate && ps->st.phase == PREDICT_PH_DONE &&
+		    ps->st.v.target && ps->set_us && !ps->share_ssthresh && !ps->jump_rtt &&
+		    (ca_state(sk)->found & CUBIC_EV_PREDICT))
+			if (predict_policer_after_exit(ps->pol_rate, ps->pol_rtt_us,
+						       ca_state(sk)->delay_min, ps->st.v.rate,
+						       tp->lost_out))
+				target = predict_target_of(ps->pol_rate, ca_state(sk)->delay_min, mss,
+							   cubic_tun_predict_margin(t));
 		if (target && target < ssthresh) {
 			ps->pol_ssthresh = target;
 			ca_state(sk)->last_max_cwnd = target;
@@ -587,9 +596,12 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			 * sample at the loss read 0.35-0.6 of the policed rate
 			 * (pol100_40_b30, pol50_80: later flows' exits at 0.34
 			 * and 0.61 of its BDP), where without one it read
-			 * 1.0-1.5 of it.
+			 * 1.0-1.5 of it; and only on strong evidence
+			 * (predict_polmem_worthy()).
 			 */
-			if (!ps->jump_from)
+			if (!ps->jump_from &&
+			    predict_polmem_worthy(ps->pol_rate, ps->pol_rtt_us,
+						  ca_state(sk)->delay_min, ps->st.v.rate))
 				polmem_store(sk, ps->pol_rate, ca_state(sk)->delay_min);
 			return target;
 		}
@@ -609,6 +621,22 @@ static __always_inline __u32 rule_predict_loss(struct sock *sk, const struct cub
 					       __u32 cwnd, __u32 ssthresh)
 {
 	return predict_ok ? predict_loss(sk, t, cwnd, ssthresh) : ssthresh;
+}
+
+/*
+ * The first reduction of a flow whose slow start PREDICT ended at its target
+ * (no loss in it: rules_loss() was not called): the policer answer after the
+ * exit, and a remembered policer's confirmation or end (predict_loss()). A
+ * flow that did not run PREDICT has no storage; one whose slow start ended
+ * by a reduction has ps->after set, and predict_loss() leaves it alone.
+ */
+static __always_inline __u32 rule_predict_reduction(struct sock *sk,
+						   const struct cubic_tunables *t, __u32 cwnd,
+						   __u32 ssthresh)
+{
+	return predict_ok && cubic_tun_hystart(t) == CUBIC_HYSTART_PREDICT ?
+		       predict_loss(sk, t, cwnd, ssthresh) :
+		       ssthresh;
 }
 
 /* Every record of a flow that ran PREDICT: its estimate and what it did. */

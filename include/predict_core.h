@@ -1011,6 +1011,25 @@ static inline __u32 predict_policer_target(__u64 delivery_Bps, __u32 rtt_us, __u
 }
 
 /*
+ * The same policer met after PREDICT's exit: a fill that reached the line
+ * rate's target before the bucket ran dry (a bucket of several policed BDPs,
+ * or a policed rate above half the line's: eval's pol100_40_b300 and
+ * pol100_40_r50) loses in its first round of congestion avoidance, where
+ * the window is no longer twice the policed BDP. Then the signs are: no
+ * queue (as above), several packets lost at once, and a delivery below 3/4
+ * of the rate PREDICT believed (estimate): a path whose rate PREDICT
+ * measured delivers it until a queue builds. Returns 1 then (the glue
+ * settles at the delivery's BDP), else 0 (CUBIC's reduction).
+ */
+static inline int predict_policer_after_exit(__u64 delivery_Bps, __u32 rtt_us, __u32 delay_min,
+					     __u64 estimate, __u32 lost)
+{
+	return delivery_Bps && rtt_us && delay_min && estimate && lost >= PREDICT_POLICER_LOST &&
+	       (__u64)rtt_us * 8 <= (__u64)delay_min * 9 && delivery_Bps < (1ULL << 40) &&
+	       delivery_Bps * 4 < estimate * 3;
+}
+
+/*
  * The policer remembered (issue 20, 3c): what a policer costs is the first
  * loss. Nothing before it tells a token bucket from the link's own rate (the
  * bucket passes the first rounds at line rate, with no queue), and a paced
@@ -1050,6 +1069,24 @@ static inline __u32 predict_polmem_target(const struct predict_polmem *m, __u64 
 	if ((__u64)delay_min * 2 < m->delay_min || delay_min > (__u64)m->delay_min * 2)
 		return 0; /* another path to the same address */
 	return predict_target_of(m->rate, delay_min, mss, margin);
+}
+
+/*
+ * What the answer saw is remembered only when it is strong evidence of a
+ * policer: the loss's RTT within 1/20 of delay_min (a policer has no queue
+ * of its own: 1.000-1.029 x delay_min behind eval's policers; a 0.1-BDP
+ * buffer overflowing read 1.06-1.13, and the answer's 1/8 let one such loss
+ * pass, r100_100_q1, whose rate then ended later flows at 0.27 of the BDP),
+ * and, when PREDICT believed an estimate, a delivery of at least 1/16 of it
+ * (a flow among four competing ones read 1/70 of the link as it lost).
+ */
+static inline int predict_polmem_worthy(__u64 delivery_Bps, __u32 rtt_us, __u32 delay_min,
+					__u64 estimate)
+{
+	if (!delivery_Bps || !rtt_us || !delay_min || (__u64)rtt_us * 20 > (__u64)delay_min * 21 ||
+	    delivery_Bps >= (1ULL << 40))
+		return 0;
+	return !estimate || delivery_Bps * 16 >= estimate;
 }
 
 /*

@@ -822,6 +822,41 @@ TEST(the_policer)
 }
 
 /*
+ * The policer after PREDICT's exit: estimate 1,000,000 B/s, delay_min
+ * 100 ms. A loss with no queue and 8 lost while 500,000 B/s was delivered
+ * (half the estimate): a policer (its BDP 52). 750,000 (3/4 of it) is what a
+ * measured path delivers near a queue: not; nor a queue, 3 lost, or no
+ * estimate.
+ */
+TEST(the_policer_after_the_exit)
+{
+	CHECK_EQ(predict_policer_after_exit(500000, 105000, DMIN, 1000000, 8), 1);
+	CHECK_EQ(predict_target_of(500000, DMIN, MSS, 30), 52);
+	CHECK_EQ(predict_policer_after_exit(749999, 105000, DMIN, 1000000, 8), 1);
+	CHECK_EQ(predict_policer_after_exit(750000, 105000, DMIN, 1000000, 8), 0);
+	CHECK_EQ(predict_policer_after_exit(500000, 112501, DMIN, 1000000, 8), 0);
+	CHECK_EQ(predict_policer_after_exit(500000, 105000, DMIN, 1000000, 3), 0);
+	CHECK_EQ(predict_policer_after_exit(500000, 105000, DMIN, 0, 8), 0);
+}
+
+/*
+ * Worth remembering: delay_min 100 ms; an RTT of 105 ms (1/20 above) or
+ * less, with 250,000 B/s delivered against an estimate of 1,000,000 (or
+ * none); not at 105.001 ms (a 0.1-BDP buffer's overflow reads 106-113), nor
+ * a delivery under 1/16 of the estimate (62,499).
+ */
+TEST(the_policer_worth_remembering)
+{
+	CHECK_EQ(predict_polmem_worthy(250000, 105000, DMIN, 1000000), 1);
+	CHECK_EQ(predict_polmem_worthy(250000, 100000, DMIN, 0), 1);
+	CHECK_EQ(predict_polmem_worthy(250000, 105001, DMIN, 1000000), 0);
+	CHECK_EQ(predict_polmem_worthy(62500, 100000, DMIN, 1000000), 1);
+	CHECK_EQ(predict_polmem_worthy(62499, 100000, DMIN, 1000000), 0);
+	CHECK_EQ(predict_polmem_worthy(0, 100000, DMIN, 1000000), 0);
+	CHECK_EQ(predict_polmem_worthy(250000, 100000, 0, 1000000), 0);
+}
+
+/*
  * The policer remembered: 250,000 B/s at delay_min 100 ms, 10 s ago. A new
  * flow's estimate of 1,000,000 B/s (the line rate the bucket let through)
  * takes the remembered rate's target, 26 at delay_min 100 ms and 13 at
@@ -1146,6 +1181,8 @@ int main(void)
 	RUN(the_jump_queue);
 	RUN(the_retreat);
 	RUN(the_policer);
+	RUN(the_policer_after_the_exit);
+	RUN(the_policer_worth_remembering);
 	RUN(the_policer_remembered);
 	RUN(the_policer_confirmed_lower);
 	RUN(the_share_check);
