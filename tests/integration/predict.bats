@@ -337,16 +337,6 @@ host_decided() {
 	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/pol.trace" 2>/dev/null &
 	TRACE_PID=$!
 	sleep 0.5
-	for i in 1 2 3 4; do
-		bulk "$JPATH" "$NAME" 3 "$BATS_TEST_TMPDIR/pol$i.json"
-		sleep 0.5
-	done
-	# the suite's clean path (its own namespaces, the same addresses)
-	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/clean.json"
-	sleep 0.3
-	kill -INT "$TRACE_PID"
-	wait "$TRACE_PID" || true
-	TRACE_PID=
 	exit_of() { # the flow's exit record, its iperf3 retransmissions beside it
 		local f=$1 port
 		port=$(jq '.start.connected[0].local_port' "$f")
@@ -354,27 +344,47 @@ host_decided() {
 			"select(.sport == $port and .reason != null) | . + {retx: \$r}" \
 			"$BATS_TEST_TMPDIR/pol.trace" | head -n 1
 	}
-	first=$(exit_of "$BATS_TEST_TMPDIR/pol1.json")
-	echo "first: $first"
-	# the first flow met the policer: its first loss settled at the policed rate
-	jq -e '.reason == "loss" and .predict_policer > 0 and .predict_policer < 150 and
-		.predict_policer_memory == 0' <<<"$first"
-	rate=$(jq .predict_policer_rate <<<"$first")
-	for i in 2 3 4; do
-		exit_of "$BATS_TEST_TMPDIR/pol$i.json"
-	done >"$BATS_TEST_TMPDIR/later.jsonl"
-	cat "$BATS_TEST_TMPDIR/later.jsonl"
-	# the later flows that believed their train (a busy machine spoils one in
-	# five) took the remembered rate's target: PREDICT's exit there, well below
-	# the line rate's BDP, and lost fewer segments than the first (about 70
-	# against 140-170 in 3 s)
-	jq -s -e --argjson rate "$rate" --argjson retx "$(jq .retx <<<"$first")" '
+	# A first flow's loss is recognised as the policer's when the kernel has
+	# marked at least 4 packets lost as it asks for ssthresh, and kept when the
+	# loss came with no queue (1/20): not every first flow is (in a CI-like
+	# run one lost by HyStart's unpaced bursts at RTT 1.11 x delay_min). So
+	# flows until one is remembered and two after it took the memory, at most 7.
+	for i in 1 2 3 4 5 6 7; do
+		bulk "$JPATH" "$NAME" 3 "$BATS_TEST_TMPDIR/pol$i.json"
+		sleep 0.5
+		exit_of "$BATS_TEST_TMPDIR/pol$i.json" >>"$BATS_TEST_TMPDIR/pol.jsonl"
+		[ "$(jq -s 'map(select(.predict_policer_memory > 0)) | length' "$BATS_TEST_TMPDIR/pol.jsonl")" -lt 2 ] ||
+			break
+	done
+	# the suite's clean path (its own namespaces, the same addresses)
+	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/clean.json"
+	sleep 0.3
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID" || true
+	TRACE_PID=
+	cat "$BATS_TEST_TMPDIR/pol.jsonl"
+	# the flows before the first that took the memory met the policer cold;
+	# the last of them was recognised (its answer: the policed rate's BDP)
+	# and its rate is the one remembered
+	jq -s -e '
+		(map(.predict_policer_memory > 0) | index(true)) as $k |
+		$k != null and $k >= 1 and $k <= 5 and
+		(.[$k - 1] | .reason == "loss" and .predict_policer > 0 and .predict_policer < 150) and
+		(.[$k:] | all(.predict_policer_memory > 0)) and
+		(.[$k].predict_policer_memory == .[$k - 1].predict_policer_rate)' \
+		"$BATS_TEST_TMPDIR/pol.jsonl"
+	# the remembered flows filled to the remembered rate's target and left
+	# slow start there by PREDICT's exit, well below the line rate's BDP, and
+	# lost fewer segments than the cold flows (medians; about 35-77 against
+	# 80-170 in 3 s: the remembered rate is the cold flow's, so both move together)
+	jq -s -e '
 		map(select(.predict_policer_memory > 0)) as $m |
+		map(select(.predict_policer_memory == 0)) as $c |
 		($m | length) >= 2 and
-		($m | all(.predict_policer_memory == $rate and .reason == "predict" and
-			.cwnd == .predict_target and .predict_target < 150)) and
-		($m | map(.retx) | sort | .[length / 2 | floor]) < $retx * 0.8' \
-		"$BATS_TEST_TMPDIR/later.jsonl"
+		($m | all(.reason == "predict" and .cwnd == .predict_target and .predict_target < 150)) and
+		($m | map(.retx) | sort | .[length / 2 | floor]) <
+			($c | map(.retx) | sort | .[length / 2 | floor]) * 0.8' \
+		"$BATS_TEST_TMPDIR/pol.jsonl"
 	# another path to the same address remembers nothing
 	rec=$(exit_of "$BATS_TEST_TMPDIR/clean.json")
 	echo "clean path: $rec"
