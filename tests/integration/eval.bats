@@ -169,7 +169,9 @@ probe_file() {
 synth_analyze() {
 	local probe=$1
 	shift
-	echo '{}' >"$BATS_TEST_TMPDIR/ip.json"
+	local doc='{}'
+	[ -z "${SYNTH_IPERF:-}" ] || doc=$SYNTH_IPERF
+	echo "$doc" >"$BATS_TEST_TMPDIR/ip.json"
 	/usr/bin/python3 "$REPO/tools/eval/analyze.py" flow --port 25000 --duration 5 \
 		--iperf "$BATS_TEST_TMPDIR/ip.json" --probe "$probe" --bpf-trace "$BATS_TEST_TMPDIR/bpf.jsonl" \
 		--nstat-before "0 0" --nstat-after "0 0" --tbf-before 0 --tbf-after 0 "$@"
@@ -339,6 +341,27 @@ gap_flow() {
 	run gap_flow 50 240 0 --stall-exit
 	[ "$status" -eq 0 ]
 	[ "$(grep '^{' <<<"$output" | jq -c '[.path_stall, .emu_release_p99_us]')" = '[null,null]' ]
+}
+
+@test "eval: a flow whose first data left late after the SYN-ACK that started its RTT step is a stalled path (synthetic flows)" {
+	# the step's clock started at 1000 s; one RTT (20 ms) later the first
+	# data is due: 80 ms after that, the step came 80 ms early into the flow
+	SYNTH_IPERF='{"start": {"flowgen": {"first_write_unix_s": 1000.1}}}' \
+		run gap_flow 50 240 0 --stall-exit --sender flowgen --rtt-step 200ms:40ms --schedule-t0-unix-s 1000
+	echo "$output"
+	[ "$status" -eq 4 ]
+	[[ $output == *"PATH STALLED: r50_20_1 cubic rep 1: the first data left 80.00 ms later than one RTT after the SYN-ACK"* ]]
+	[ "$(grep '^{' <<<"$output" | jq -c '[.path_stall.kind, .path_stall.late_us, .step_start_late_us]')" = '["step_late",80000,80000]' ]
+	# 5 ms late (a loaded host's 2.5-5.5 ms): recorded, no stall
+	SYNTH_IPERF='{"start": {"flowgen": {"first_write_unix_s": 1000.025}}}' \
+		run gap_flow 50 240 0 --stall-exit --sender flowgen --rtt-step 200ms:40ms --schedule-t0-unix-s 1000
+	[ "$status" -eq 0 ]
+	[ "$(grep '^{' <<<"$output" | jq -c '[.path_stall, .step_start_late_us]')" = '[null,5000]' ]
+	# no step, or no clock read: nothing measured
+	SYNTH_IPERF='{"start": {"flowgen": {"first_write_unix_s": 1000.1}}}' \
+		run gap_flow 50 240 0 --stall-exit --sender flowgen --schedule-t0-unix-s 1000
+	[ "$status" -eq 0 ]
+	[ "$(grep '^{' <<<"$output" | jq -c '[.path_stall, .step_start_late_us]')" = '[null,null]' ]
 }
 
 @test "eval: run.sh runs a flow whose path stalled again, and keeps the last try after three" {
@@ -563,6 +586,9 @@ band_flow() {
 		and .goodput_mbit >= 0.3 * 96.5 and .goodput_mbit <= 0.5 * 96.5' "$f")" = true ]
 	# the RTT (40 ms -> 80 ms, 200 ms after the SYN-ACK: 160 ms after the first data)
 	# is seen to rise before slow start ends (cubic's delay test: on the rise itself)
+	# (a flow whose first data the host held after the SYN-ACK that started
+	# the step's clock met the step early: run again, path_stall step_late)
+	[ "$(jq 'select(.scenario == "step100_40_80") | .step_start_late_us <= 10000' "$f")" = true ]
 	[ "$(jq 'select(.scenario == "step100_40_80") | .rtt_step_at_s == 0.16 and .bdp_pkts == 667
 		and .srtt_rise_s >= 0.2 and .srtt_rise_s <= 0.35 and .srtt_rise_s <= .exit_time_s + 0.01' "$f")" = true ]
 	run leftovers "$p"

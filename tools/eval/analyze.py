@@ -184,8 +184,37 @@ def emu_late(a):
             "limit_us": EMU_LATE_P99_US}
 
 
+# an RTT step's schedule starts at the flow's SYN-ACK (pathemu --rtt-step),
+# whose passage through the ACK path's delay line the sender's first data
+# follows by one RTT; later than this, the host held the sender (its vCPU,
+# or flowgen.py between connect() and its first write) and the step comes
+# that much earlier into the flow than the scenario says. On a loaded host
+# (2026-12-05) the first write was 2.5-5.5 ms after the RTT, and the step
+# paths' exits did not move (0.241-0.242 s); a CI run's flow on a host that
+# stalled left by delay at 0.166 s, cwnd 50, its first ACK's smoothed RTT
+# already 60 ms and more: its step had come some 70 ms early.
+STEP_LATE_US = 10000
+
+
+def step_late(a, ip, rtt):
+    """The first data later than one RTT after the SYN-ACK started the RTT
+    step's clock (by more than STEP_LATE_US), or None; and how late it was
+    (us; None: not measured)."""
+    fw = ((ip.get("start") or {}).get("flowgen") or {}).get("first_write_unix_s")
+    if not a.rtt_step or a.schedule_t0 is None or fw is None:
+        return None, None
+    late = int(round((fw - a.schedule_t0 - rtt) * 1e6))
+    if late <= STEP_LATE_US:
+        return None, late
+    return {"kind": "step_late", "late_us": late, "limit_us": STEP_LATE_US}, late
+
+
 def stall_text(ps):
     """What a path_stall record says, in a few words."""
+    if ps.get("kind") == "step_late":
+        return (f"the first data left {ps['late_us'] / 1e3:.2f} ms later than one RTT after the SYN-ACK "
+                f"that started the RTT step's clock (within {ps['limit_us'] / 1e3:.2f} ms on a faithful host): "
+                f"the step came that much early into the flow")
     if ps.get("kind") == "emulator_late":
         return (f"the emulator's delay line released 1 % of the flow's packets more than "
                 f"{ps['p99_us'] / 1e3:.2f} ms late (at most {ps['max_us'] / 1e3:.2f} ms; "
@@ -469,8 +498,9 @@ def flow(a):
         rec["crosscheck_ok"] = True
     # ---- a delay exit the path cannot explain: the host stalled (run.sh runs it again)
     rec["emu_release_p99_us"], rec["emu_release_max_us"] = a.emu_p99_us, a.emu_max_us
+    late_stall, rec["step_start_late_us"] = step_late(a, ip, rtt)
     rec["path_stall"] = (path_stall(a, rec, reason, exit_cwnd, rate, rtt) or ack_stall(a, s, exit_k, rate)
-                         or emu_late(a))
+                         or emu_late(a) or late_stall)
     rec["stall_retries"] = a.stall_retries
 
     # ---- iperf3 intervals: retransmissions (TCP_INFO total_retrans deltas)
@@ -1887,6 +1917,9 @@ def main():
                    help="the emulator's delay lines' release-error p99 over the flow (pathemu show)")
     f.add_argument("--emu-release-max-us", dest="emu_max_us", type=int, default=None,
                    help="and its maximum")
+    f.add_argument("--schedule-t0-unix-s", dest="schedule_t0", type=float, default=None,
+                   help="an RTT step: when the flow's SYN-ACK started its clock (pathemu show's "
+                        "delayq_schedule_t0_unix_s), held against flowgen.py's first write")
     f.add_argument("--stall-retries", dest="stall_retries", type=int, default=0,
                    help="how often run.sh ran this flow again for a stalled path (recorded)")
     rp = sub.add_parser("report")

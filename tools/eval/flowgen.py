@@ -18,7 +18,9 @@ send prints what run.sh's analysis reads of an iperf3 -J document: start.
 connected[0].local_port, 0.1 s intervals (sum.start, sum.end, bytes written,
 retransmits: TCP_INFO total_retrans deltas, as iperf3 counts them) and the
 end totals (sum_received is the bytes the peer acknowledged, tcpi_bytes_acked,
-over the flow), plus "flowgen" with the app-limited phase's numbers. On error:
+over the flow), plus "flowgen" with the app-limited phase's numbers and the
+first write's wall-clock time (first_write_unix_s: analyze.py times an RTT
+step's schedule, which starts at the SYN-ACK, against it). On error:
 {"error": ...} and exit 1, as iperf3 does.
 """
 import argparse
@@ -85,6 +87,7 @@ class Sender:
     def __init__(self, s, duration, rate, app_s):
         self.s, self.duration, self.rate, self.app_s = s, duration, rate, app_s
         self.sent = 0
+        self.first_write_unix_s = None
         self.intervals = []
         self.buf = b"\0" * CHUNK
 
@@ -101,6 +104,8 @@ class Sender:
             k = self.s.send(self.buf[:n])
         except BlockingIOError:
             return 0
+        if self.first_write_unix_s is None:
+            self.first_write_unix_s = time.time()
         self.sent += k
         return k
 
@@ -150,7 +155,8 @@ def send(a):
     s.close()
     return {"start": {"connected": [{"local_port": sport, "remote_host": a.addr, "remote_port": a.port}],
                       "flowgen": {"ca": a.ca, "app_rate_bps": round(rate * 8), "app_s": app_s,
-                                  "app_tick_s": APP_TICK if app_s else None}},
+                                  "app_tick_s": APP_TICK if app_s else None,
+                                  "first_write_unix_s": snd.first_write_unix_s}},
             "intervals": snd.intervals,
             "end": {"sum_sent": {"bytes": snd.sent, "retransmits": retx, "seconds": round(elapsed, 6)},
                     "sum_received": {"bytes": acked, "seconds": round(elapsed, 6),

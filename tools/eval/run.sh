@@ -631,9 +631,13 @@ flow_once() {
 	cp "$TI/trace" "$f.probe"
 	echo >"$TI/trace"
 	[ -e "$f.bpf" ] || : >"$f.bpf"
-	local h1 d1 late_p99 late_max
+	local h1 d1 late_p99 late_max sched_t0=
 	h1=$(hystart_counters)
 	read -r d1 late_p99 late_max <<<"$(path_counters)"
+	# an RTT step's clock started at the flow's SYN-ACK (wall clock): analyze.py
+	# holds the first data against it (a host that stalls between them moves
+	# the step inside the flow)
+	[ -z "$S_STEP" ] || sched_t0=$("$PATHEMU" show --name "$PATHN" | sed -n 's/^delayq_schedule_t0_unix_s=//p')
 	if [ "$rc" != 0 ]; then
 		log "the sender failed ($S_ID $aid rep $rep, rc $rc): $(head -c 300 "$f.iperf.err") $(jq -r '.error? // empty' "$f.iperf" 2>/dev/null)"
 	fi
@@ -646,6 +650,7 @@ flow_once() {
 		--iperf "$f.iperf" --probe "$f.probe" --bpf-trace "$f.bpf" \
 		--nstat-before "$h0" --nstat-after "$h1" --tbf-before "${d0:-0}" --tbf-after "${d1:-0}" \
 		${late_p99:+--emu-release-p99-us "$late_p99" --emu-release-max-us "$late_max"} \
+		${sched_t0:+--schedule-t0-unix-s "$sched_t0"} \
 		--stall-exit --stall-retries $((try - 1)) --cwnd-csv "$f.cwnd" >"$f.rec" || arc=$?
 	# a stalled path on a try before the last: nothing kept, the caller runs it again
 	FLOW_STALLED=0
