@@ -172,19 +172,28 @@ static __always_inline void fill_ack(struct sock *sk, struct cubic_ack *a, __u32
 	a->paced = sk->sk_pacing_status != SK_PACING_NONE;
 }
 
+/* The peer's address (16 bytes: an IPv4 one in the first 4), as records and keys carry it. */
+static __always_inline void fill_daddr(const struct sock_common *c, __u8 *daddr)
+{
+	if (c->skc_family == AF_INET6) {
+		for (int i = 0; i < 4; i++)
+			((__u32 *)daddr)[i] = c->skc_v6_daddr.in6_u.u6_addr32[i];
+	} else {
+		*(__u32 *)daddr = c->skc_daddr;
+	}
+}
+
 /* A ring record's addresses and instance name, as both records (exit, verdict) carry them. */
 static __always_inline void fill_endpoints(const struct sock_common *c, __u8 *saddr, __u8 *daddr,
 					   char *instance)
 {
 	if (c->skc_family == AF_INET6) {
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < 4; i++)
 			((__u32 *)saddr)[i] = c->skc_v6_rcv_saddr.in6_u.u6_addr32[i];
-			((__u32 *)daddr)[i] = c->skc_v6_daddr.in6_u.u6_addr32[i];
-		}
 	} else {
 		*(__u32 *)saddr = c->skc_rcv_saddr;
-		*(__u32 *)daddr = c->skc_daddr;
 	}
+	fill_daddr(c, daddr);
 	for (int i = 0; i < CUBIC_NAME_MAX; i++)
 		instance[i] = instance_name[i];
 }
@@ -218,14 +227,16 @@ static __always_inline void fill_endpoints(const struct sock_common *c, __u8 *sa
  *                                        restart; else by HyStart's exit
  *   void rule_G_fill(sk, x, e)           the rule's fields and flags in a
  *                                        record, after the common ones
- *   u32  rule_G_loss(sk, t, cwnd, ssthresh)
- *                                        a loss ends the slow start (.ssthresh,
- *                                        before its record): the ssthresh
- *                                        instead of CUBIC's (PREDICT's retreat
- *                                        or policer response)
+ *   u32  rule_G_reduction(sk, t, cwnd, ssthresh, ss_exit)
+ *                                        a reduction (.ssthresh, before the
+ *                                        record of a loss that ends the slow
+ *                                        start: ss_exit): the ssthresh instead
+ *                                        of CUBIC's (PREDICT's retreat or
+ *                                        policer answer, also at its first
+ *                                        reduction after its own exit)
  *
  * init, on_ack and before_reduction go to the flow's mode alone, a switch on
- * the hystart tunable. exit_check, forget, fill and loss go to every rule: they act
+ * the hystart tunable. exit_check, forget, fill and reduction go to every rule: they act
  * on what a rule left in the flow, which a live change of the mode does not
  * undo.
  *
@@ -254,12 +265,13 @@ static __always_inline void fill_endpoints(const struct sock_common *c, __u8 *sa
 						    struct cubic_event *e)                        \
 	{                                                                                          \
 	}                                                                                          \
-	RULE_NO_LOSS(G)
+	RULE_NO_REDUCTION(G)
 
-#define RULE_NO_LOSS(G)                                                                            \
-	static __always_inline __u32 rule_##G##_loss(struct sock *sk,                             \
-						     const struct cubic_tunables *t, __u32 cwnd,  \
-						     __u32 ssthresh)                              \
+#define RULE_NO_REDUCTION(G)                                                                       \
+	static __always_inline __u32 rule_##G##_reduction(struct sock *sk,                        \
+							  const struct cubic_tunables *t,         \
+							  __u32 cwnd, __u32 ssthresh,             \
+							  bool ss_exit)                           \
 	{                                                                                          \
 		return ssthresh;                                                                   \
 	}
@@ -342,10 +354,11 @@ static __always_inline void rules_exit_check(struct sock *sk, const struct cubic
 #undef CUBIC_X_RULE
 }
 
-static __always_inline __u32 rules_loss(struct sock *sk, const struct cubic_tunables *t,
-					 __u32 cwnd, __u32 ssthresh)
+static __always_inline __u32 rules_reduction(struct sock *sk, const struct cubic_tunables *t,
+					      __u32 cwnd, __u32 ssthresh, bool ss_exit)
 {
-#define CUBIC_X_RULE(ENUM, value, name, glue, ...) ssthresh = rule_##glue##_loss(sk, t, cwnd, ssthresh);
+#define CUBIC_X_RULE(ENUM, value, name, glue, ...)                                                 \
+	ssthresh = rule_##glue##_reduction(sk, t, cwnd, ssthresh, ss_exit);
 	CUBIC_RULES(CUBIC_X_RULE)
 #undef CUBIC_X_RULE
 	return ssthresh;
@@ -511,11 +524,7 @@ __u32 BPF_PROG(bc_recalc_ssthresh, struct sock *sk)
 	/* a congestion event ends an exit's measurement a round later (before a loss exit's starts) */
 	if (s->verdict == VERDICT_ON)
 		verdict_congestion(sk, cwnd);
-	if (ss_exit)
-		ssthresh = rules_loss(sk, t, cwnd, ssthresh);
-	else
-		/* PREDICT's policer answer reaches past its own exit (its first reduction) */
-		ssthresh = rule_predict_reduction(sk, t, cwnd, ssthresh);
+	ssthresh = rules_reduction(sk, t, cwnd, ssthresh, ss_exit);
 	if (ss_exit) {
 		struct exit_info x = { .flags = CUBIC_EV_LOSS, .ssthresh_before = before,
 				       .ssthresh = ssthresh };

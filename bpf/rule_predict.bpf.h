@@ -54,12 +54,7 @@ static __always_inline void polmem_key_of(const struct sock *sk, struct polmem_k
 	__builtin_memset(k, 0, sizeof(*k));
 	k->net_cookie = c->skc_net.net->net_cookie;
 	k->family = c->skc_family;
-	if (c->skc_family == AF_INET6) {
-		for (int i = 0; i < 4; i++)
-			((__u32 *)k->daddr)[i] = c->skc_v6_daddr.in6_u.u6_addr32[i];
-	} else {
-		*(__u32 *)k->daddr = c->skc_daddr;
-	}
+	fill_daddr(c, k->daddr);
 }
 
 /* The policer answer fired (predict_loss()): remember its rate for this destination. */
@@ -224,7 +219,7 @@ static __noinline void predict_exit(struct sock *sk, __u32 before)
  * with its cap (predict_cap) spreads it over about half a round. A flow not
  * paced so keeps slow start's doubling; its record shows the jump allowed and
  * not taken (predict_jump_from 0). A loss in the first slow start after the
- * jump is Careful Resume's Safe Retreat (rule_predict_loss()).
+ * jump is Careful Resume's Safe Retreat (predict_loss()).
  */
 static __noinline void predict_jump(struct sock *sk, struct predict_store *ps)
 {
@@ -616,27 +611,23 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	return ps->retreat;
 }
 
-/* A loss ended the slow start (.ssthresh): PREDICT's policer response, or its retreat after a jump. */
-static __always_inline __u32 rule_predict_loss(struct sock *sk, const struct cubic_tunables *t,
-					       __u32 cwnd, __u32 ssthresh)
-{
-	return predict_ok ? predict_loss(sk, t, cwnd, ssthresh) : ssthresh;
-}
-
 /*
- * The first reduction of a flow whose slow start PREDICT ended at its target
- * (no loss in it: rules_loss() was not called): the policer answer after the
- * exit, and a remembered policer's confirmation or end (predict_loss()). A
- * flow that did not run PREDICT has no storage; one whose slow start ended
- * by a reduction has ps->after set, and predict_loss() leaves it alone.
+ * A reduction (.ssthresh). One that ends the slow start (ss_exit): PREDICT's
+ * policer answer, or its retreat after a jump, whatever the mode is now (what
+ * PREDICT left in the flow). Any other, while hystart=predict: the first
+ * reduction of a flow whose slow start PREDICT ended at its target, where the
+ * policer answer after the exit and a remembered policer's confirmation or
+ * end live. A flow that did not run PREDICT has no storage; one whose slow
+ * start ended by a reduction has ps->after set, and predict_loss() leaves it
+ * alone.
  */
 static __always_inline __u32 rule_predict_reduction(struct sock *sk,
 						   const struct cubic_tunables *t, __u32 cwnd,
-						   __u32 ssthresh)
+						   __u32 ssthresh, bool ss_exit)
 {
-	return predict_ok && cubic_tun_hystart(t) == CUBIC_HYSTART_PREDICT ?
-		       predict_loss(sk, t, cwnd, ssthresh) :
-		       ssthresh;
+	if (!predict_ok || (!ss_exit && cubic_tun_hystart(t) != CUBIC_HYSTART_PREDICT))
+		return ssthresh;
+	return predict_loss(sk, t, cwnd, ssthresh);
 }
 
 /* Every record of a flow that ran PREDICT: its estimate and what it did. */

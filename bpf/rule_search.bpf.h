@@ -187,7 +187,7 @@ static __always_inline void rule_search_forget(struct sock *sk, const struct cub
 }
 
 /* What decided a SEARCH exit (the record's search_* fields), from its storage. */
-RULE_NO_LOSS(search)
+RULE_NO_REDUCTION(search)
 
 static __always_inline void rule_search_fill(struct sock *sk, const struct exit_info *x,
 					   struct cubic_event *e)
