@@ -29,16 +29,10 @@ static __always_inline struct predict_store *predict_get(struct sock *sk, __u64 
 /*
  * The policer remembered (predict_polmem_target(), include/predict_core.h):
  * per network namespace (its cookie: the eval's and the tests' paths are
- * namespaces that reuse one pair of addresses) and destination address,
+ * namespaces that reuse one pair of addresses) and destination address
+ * (struct polmem_key, include/cubic_stores.h: cubicctl policers reads it),
  * least recently used first out.
  */
-struct polmem_key {
-	__u64 net_cookie;
-	__u32 family;
-	__u8 daddr[16];
-};
-
-#define PREDICT_POLMEM_ENTRIES 4096
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

@@ -62,8 +62,22 @@ struct verdict_store {
 	__u32 sport;	   /* the exit's local port: a verdict written at .release has none */
 };
 
+/*
+ * The policer remembered: the key of bpf/rule_predict.bpf.h's LRU map (its
+ * value is struct predict_polmem), a destination in a network namespace. The
+ * BPF side zeroes it whole (padding included) before it fills it.
+ */
+struct polmem_key {
+	__u64 net_cookie; /* the namespace's (SO_NETNS_COOKIE) */
+	__u32 family;	  /* AF_INET or AF_INET6 */
+	__u8 daddr[16];	  /* an IPv4 address in the first 4 bytes */
+};
+
+#define PREDICT_POLMEM_ENTRIES 4096
+
 /* the maps' names, as the kernel reports them (bpf_map_info.name) */
 #define CUBIC_MAP_PREDICT_STORE "predict_store"
 #define CUBIC_MAP_VERDICT_STORE "verdict_store"
+#define CUBIC_MAP_POLICER_MEMORY "policer_memory"
 
 #endif /* CUBIC_STORES_H */

@@ -16,24 +16,19 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
-#include <linux/nsfs.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cubicctl.h"
 #include "flows_abi.h"
+#include "netns.h"
 #include "flows.skel.h"
 
-#define NETNS_DIR "/run/netns"
-#define MAX_NETNS 256
 #define MAX_INSTANCES 64
 /* tcp_sock.snd_ssthresh before the first reduction (TCP_INFINITE_SSTHRESH) */
 #define INFINITE_SSTHRESH 0x7fffffffU
@@ -63,11 +58,6 @@ static void describe(FILE *f)
 		"document: {\"flows\": [...]}.\n");
 }
 
-struct netns {
-	char name[NAME_MAX + 1]; /* "" for cubicctl's own */
-	int fd;
-};
-
 struct flow_row {
 	struct cubic_flow f;
 	int instance; /* index into the names */
@@ -94,79 +84,6 @@ static int add_row(struct rows *r, const struct cubic_flow *f, int inst, int ns,
 	r->v[r->n++] = (struct flow_row){ .f = *f, .instance = inst, .netns = ns,
 					  .premature_pm = pm };
 	return 0;
-}
-
-/*
- * fd is a network namespace. A name under /run/netns is an empty file until
- * `ip netns add` has bind-mounted the namespace on it, and again once `ip
- * netns del` has unmounted it: setns() on such a file fails (EINVAL). Once
- * this holds, the open fd keeps the namespace alive, whatever happens to its
- * name meanwhile.
- */
-static bool is_netns(int fd)
-{
-	return ioctl(fd, NS_GET_NSTYPE) == CLONE_NEWNET;
-}
-
-/*
- * Namespaces to read: cubicctl's own, then each under /run/netns that is a
- * network namespace now and not one already taken (the same inode: two names
- * of one namespace, or cubicctl's own). With only, that one; -ENOENT if there
- * is no such name, -EINVAL if it is not a network namespace.
- */
-static int netns_list(struct netns *ns, int max, const char *only)
-{
-	struct stat st, seen[MAX_NETNS];
-	char path[PATH_MAX];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	if (only) {
-		snprintf(path, sizeof(path), "%s/%s", NETNS_DIR, only);
-		ns[0].fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (ns[0].fd < 0)
-			return -errno;
-		if (!is_netns(ns[0].fd)) {
-			close(ns[0].fd);
-			return -EINVAL;
-		}
-		snprintf(ns[0].name, sizeof(ns[0].name), "%s", only);
-		return 1;
-	}
-	ns[0].fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (ns[0].fd < 0 || fstat(ns[0].fd, &seen[0]))
-		return -errno;
-	ns[0].name[0] = '\0';
-	n = 1;
-	d = opendir(NETNS_DIR);
-	while (d && (de = readdir(d)) && n < max) {
-		bool dup = false;
-		int fd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", NETNS_DIR, de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st) || !is_netns(fd)) {
-			if (fd >= 0)
-				close(fd);
-			continue; /* gone meanwhile, being added or deleted, or not a namespace */
-		}
-		for (int i = 0; i < n && !dup; i++)
-			dup = seen[i].st_dev == st.st_dev && seen[i].st_ino == st.st_ino;
-		if (dup) {
-			close(fd);
-			continue;
-		}
-		seen[n] = st;
-		ns[n].fd = fd;
-		snprintf(ns[n].name, sizeof(ns[n].name), "%s", de->d_name);
-		n++;
-	}
-	if (d)
-		closedir(d);
-	return n;
 }
 
 /* Reads one iterator's records into rows; -errno on failure. */
@@ -273,6 +190,19 @@ out:
 	bpf_link__destroy(link);
 	flows_bpf__destroy(skel);
 	return rc;
+}
+
+struct read_ctx {
+	struct netns *ns;
+	int nns, self_fd;
+	struct rows *rows;
+};
+
+static int read_one(struct instance *in, int idx, void *ctx)
+{
+	struct read_ctx *c = ctx;
+
+	return read_instance(in, idx, c->ns, c->nns, c->self_fd, c->rows);
 }
 
 static const char *tcp_state_str(__u8 st)
@@ -481,7 +411,7 @@ int cmd_flows(int argc, char **argv)
 	static struct netns ns[MAX_NETNS];
 	struct flows_opts o = { NULL, NULL };
 	struct rows rows = { NULL, 0, 0 };
-	int n, nns, rc, nargs, loaded = 0;
+	int nns, rc, nargs;
 
 	rc = opts_parse(&cmd_flows_def, argc, argv, &o, &nargs);
 	if (rc)
@@ -509,42 +439,17 @@ int cmd_flows(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (o.name) {
-		snprintf(names[0], CUBIC_NAME_MAX, "%s", o.name);
-		n = 1;
-	} else {
-		n = instance_list(names, MAX_INSTANCES);
-	}
 	{
-		int self_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		struct read_ctx c = { ns, nns, -1, &rows };
 
-		if (self_fd < 0) {
+		c.self_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (c.self_fd < 0) {
 			errmsg("can't open /proc/self/ns/net: %s", strerror(errno));
 			rc = EXIT_FAIL;
 			goto out;
 		}
-		for (int i = 0; i < n && !rc; i++) {
-			struct instance in;
-
-			if (o.name) {
-				rc = instance_open_loaded(&in, names[i]);
-				if (rc)
-					break;
-			} else if (instance_open(&in, names[i]) ||
-				   instance_state(&in) != INST_REGISTERED ||
-				   !instance_abi_ok(&in)) {
-				instance_close(&in);
-				continue; /* every instance: those that run now */
-			}
-			loaded++;
-			rc = read_instance(&in, i, ns, nns, self_fd, &rows);
-			instance_close(&in);
-		}
-		close(self_fd);
-	}
-	if (!rc && !loaded) {
-		errmsg("no instance is loaded ('cubicctl load' loads %s)", CUBIC_DEFAULT_NAME);
-		rc = EXIT_NOT_LOADED;
+		rc = instance_each_loaded(o.name, names, MAX_INSTANCES, read_one, &c);
+		close(c.self_fd);
 	}
 	if (rc)
 		goto out;

@@ -86,11 +86,12 @@ int cmd_get(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_flows(int argc, char **argv);
+int cmd_policers(int argc, char **argv);
 int cmd_upgrade(int argc, char **argv);
 
 /* Their option tables (opts.h). */
 extern const struct command cmd_load_def, cmd_unload_def, cmd_status_def, cmd_set_def,
-	cmd_get_def, cmd_trace_def, cmd_flows_def, cmd_attach_def, cmd_detach_def, cmd_upgrade_def,
+	cmd_get_def, cmd_trace_def, cmd_flows_def, cmd_policers_def, cmd_attach_def, cmd_detach_def, cmd_upgrade_def,
 	cmd_help_def;
 
 #endif /* CUBICCTL_H */

@@ -64,6 +64,15 @@ bool instance_abi_ok(const struct instance *in);
  * returns EXIT_NOT_LOADED or EXIT_FAIL; EXIT_OK when in is open.
  */
 int instance_open_loaded(struct instance *in, const char *name);
+/*
+ * fn on the named instance (instance_open_loaded()'s sentence and code if it
+ * is not loaded), or with name NULL on every one cubicctl loaded that is
+ * registered now with this ABI (none: one sentence, EXIT_NOT_LOADED). names
+ * (max of them) gets the instances' names, fn the index of its in there.
+ * Stops at fn's first nonzero result and returns it.
+ */
+int instance_each_loaded(const char *name, char (*names)[CUBIC_NAME_MAX], int max,
+			 int (*fn)(struct instance *in, int idx, void *ctx), void *ctx);
 
 /* kstate.c */
 enum instance_state instance_state(struct instance *in);

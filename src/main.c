@@ -8,7 +8,7 @@
 
 const struct command *const commands[] = {
 	&cmd_load_def,	 &cmd_unload_def, &cmd_status_def, &cmd_set_def, &cmd_get_def,
-	&cmd_trace_def,	 &cmd_flows_def, &cmd_attach_def, &cmd_detach_def, &cmd_upgrade_def,
+	&cmd_trace_def,	 &cmd_flows_def, &cmd_policers_def, &cmd_attach_def, &cmd_detach_def, &cmd_upgrade_def,
 	&cmd_help_def,	 NULL,
 };
 

@@ -59,6 +59,40 @@ static __u32 read_abi_version(int info_fd)
 	return ver;
 }
 
+int instance_each_loaded(const char *name, char (*names)[CUBIC_NAME_MAX], int max,
+			 int (*fn)(struct instance *in, int idx, void *ctx), void *ctx)
+{
+	int n, rc = 0, loaded = 0;
+
+	if (name) {
+		snprintf(names[0], CUBIC_NAME_MAX, "%s", name);
+		n = 1;
+	} else {
+		n = instance_list(names, max);
+	}
+	for (int i = 0; i < n && !rc; i++) {
+		struct instance in;
+
+		if (name) {
+			rc = instance_open_loaded(&in, names[i]);
+			if (rc)
+				break;
+		} else if (instance_open(&in, names[i]) || instance_state(&in) != INST_REGISTERED ||
+			   !instance_abi_ok(&in)) {
+			instance_close(&in);
+			continue; /* every instance: those that run now */
+		}
+		loaded++;
+		rc = fn(&in, i, ctx);
+		instance_close(&in);
+	}
+	if (!rc && !loaded) {
+		errmsg("no instance is loaded ('cubicctl load' loads %s)", CUBIC_DEFAULT_NAME);
+		rc = EXIT_NOT_LOADED;
+	}
+	return rc;
+}
+
 bool instance_abi_ok(const struct instance *in)
 {
 	return in->abi_version == CUBIC_ABI_VERSION;

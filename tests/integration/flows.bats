@@ -248,3 +248,40 @@ established() {
 	# loaded, no socket on it: an empty list, exit 0
 	[ "$("$CUBICCTL" -j flows --name "$NAME" | jq '.flows | length')" -eq 0 ]
 }
+
+@test "policers rejects bad input (2), an instance not loaded (3) and a user not root (1), and changes nothing" {
+	run "$CUBICCTL" policers --name "$NAME"
+	[ "$status" -eq 3 ]
+	[ "$output" = "cubicctl: policers: $NAME is not loaded" ]
+	"$CUBICCTL" -j policers --name "$NAME" >"$BATS_TEST_TMPDIR/out" 2>/dev/null && rc=0 || rc=$?
+	[ "$rc" -eq 3 ]
+	[ "$(jq -r .error "$BATS_TEST_TMPDIR/out")" = "$NAME is not loaded" ]
+	run "$CUBICCTL" policers --name "$NAME" --forget 10.77.2.2
+	[ "$status" -eq 3 ]
+	run "$CUBICCTL" policers extra
+	[ "$status" -eq 2 ]
+	run "$CUBICCTL" policers --name 'no/such'
+	[ "$status" -eq 2 ]
+	"$CUBICCTL" load --name "$NAME" --preset predict
+	for bad in 10.77.2 10.77.2.256 '' everything ::g; do
+		run "$CUBICCTL" policers --name "$NAME" --forget "$bad"
+		[ "$status" -eq 2 ]
+		[ "$output" = "cubicctl: policers: --forget: '$bad' is not an IPv4 or IPv6 address, nor 'all'" ]
+	done
+	bin=$(mktemp -d)
+	cp "$CUBICCTL" "$bin/cubicctl"
+	chmod 755 "$bin" "$bin/cubicctl"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/cubicctl" policers --name "$NAME" --forget all
+	rm -rf "$bin"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"must be run as root"* ]]
+	# loaded, nothing met: an empty list, exit 0; forgetting nothing is no error
+	[ "$("$CUBICCTL" -j policers --name "$NAME" | jq -c '.policers')" = "[]" ]
+	run "$CUBICCTL" policers --name "$NAME"
+	[ "$status" -eq 0 ]
+	[ "$output" = "cubicctl: policers: $NAME remembers no policer now" ]
+	run "$CUBICCTL" policers --name "$NAME" --forget ::1
+	[ "$status" -eq 0 ]
+	[ "$output" = "forgot 0 remembered policers of ::1" ]
+	[ "$("$CUBICCTL" -j policers --name "$NAME" --forget all)" = '{"forgot":0}' ]
+}

@@ -326,7 +326,7 @@ host_decided() {
 	jq -e '.predict_fill_us < 250000' <<<"$rec"
 }
 
-@test "a policer met once: the next flows to that destination fill to the policed rate and lose less; another path's do not" {
+@test "a policer met once: the next flows to that destination fill to the policed rate and lose less; another path's do not; cubicctl policers lists and forgets it" {
 	# eval's pol100_40: 100 Mbit/s, 40 ms, policed at 20 Mbit/s with a 100 kB
 	# bucket (policed BDP 67 packets); the bucket lets the first rounds through
 	# at the line rate, so PREDICT believes the line rate (BDP 333)
@@ -356,6 +356,27 @@ host_decided() {
 		[ "$(jq -s 'map(select(.predict_policer_memory > 0)) | length' "$BATS_TEST_TMPDIR/pol.jsonl")" -lt 2 ] ||
 			break
 	done
+	# cubicctl policers lists it: the sender's namespace, the receiver, the
+	# rate the last flow took or the lower one its loss confirmed (bytes/s;
+	# the policed 2.5 MB/s, up to 2 x above with the bucket's burst in the
+	# sample, 3 x below), in force for its 300 s
+	run "$CUBICCTL" -j policers --name "$NAME"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	last=$(tail -n 1 "$BATS_TEST_TMPDIR/pol.jsonl")
+	jq -e --arg ns "$JPATH-snd" --argjson last "$last" '.policers | length == 1 and (.[0] |
+		.netns == $ns and .daddr == "10.77.2.2" and .family == "ipv4" and .flows >= 1 and
+		.rate <= $last.predict_policer_memory and .rate >= 800000 and .rate <= 5000000 and
+		.expires_in_s > 200 and .expires_in_s <= 300)' <<<"$output"
+	run "$CUBICCTL" policers --name "$NAME"
+	[ "$status" -eq 0 ]
+	[[ $output == "$NAME $JPATH-snd 10.77.2.2 rate:"*"Mbit/s delay_min:"*"ms age:"*"s expires_in:"*"s flows:"* ]]
+	# forgotten, the next flow meets the policer cold again
+	run "$CUBICCTL" policers --name "$NAME" --forget 10.77.2.2
+	[ "$status" -eq 0 ]
+	[ "$output" = "forgot 1 remembered policer of 10.77.2.2" ]
+	[ "$("$CUBICCTL" -j policers --name "$NAME" 2>/dev/null | jq '.policers | length')" -eq 0 ]
+	bulk "$JPATH" "$NAME" 2 "$BATS_TEST_TMPDIR/cold.json"
 	# the suite's clean path (its own namespaces, the same addresses)
 	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/clean.json"
 	sleep 0.3
@@ -385,6 +406,9 @@ host_decided() {
 		($m | map(.retx) | sort | .[length / 2 | floor]) <
 			($c | map(.retx) | sort | .[length / 2 | floor]) * 0.8' \
 		"$BATS_TEST_TMPDIR/pol.jsonl"
+	rec=$(exit_of "$BATS_TEST_TMPDIR/cold.json")
+	echo "after --forget: $rec"
+	jq -e '.predict_policer_memory == 0' <<<"$rec"
 	# another path to the same address remembers nothing
 	rec=$(exit_of "$BATS_TEST_TMPDIR/clean.json")
 	echo "clean path: $rec"
