@@ -558,16 +558,22 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	 * with a queue (predict_polmem_stale()).
 	 */
 	if (cubic_tun_predict_policer(t) && tp->rate_interval_us && mss) {
+		__u64 keep;
+
 		ps->pol_rate = (__u64)tp->rate_delivered * mss * 1000000ULL / tp->rate_interval_us;
 		ps->pol_rtt_us = tp->rack.rtt_us;
-		if (ps->polmem_rate)
-			target = predict_polmem_refine(ps->pol_rate, ps->pol_rtt_us,
-						       ca_state(sk)->delay_min, mss,
-						       cubic_tun_predict_margin(t), ps->polmem_rate);
-		else
+		keep = ps->pol_rate;
+		if (ps->polmem_rate) {
+			keep = predict_polmem_refine(ps->pol_rate, ps->pol_rtt_us,
+						     ca_state(sk)->delay_min, ps->polmem_rate);
+			target = keep ? predict_target_of(keep, ca_state(sk)->delay_min, mss,
+							  cubic_tun_predict_margin(t)) :
+					0;
+		} else {
 			target = predict_policer_target(ps->pol_rate, ps->pol_rtt_us,
 							ca_state(sk)->delay_min, cwnd, mss,
 							cubic_tun_predict_margin(t), tp->lost_out);
+		}
 		/* after PREDICT's own exit at its target (predict_policer_after_exit()) */
 		if (!target && !ps->polmem_rate && ps->st.phase == PREDICT_PH_DONE &&
 		    ps->st.v.target && ps->set_us && !ps->share_ssthresh && !ps->jump_rtt &&
@@ -589,9 +595,9 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			 * (predict_polmem_worthy()).
 			 */
 			if (!ps->jump_from &&
-			    predict_polmem_worthy(ps->pol_rate, ps->pol_rtt_us,
-						  ca_state(sk)->delay_min, ps->st.v.rate))
-				polmem_store(sk, ps->pol_rate, ca_state(sk)->delay_min);
+			    predict_polmem_worthy(keep, ps->pol_rtt_us, ca_state(sk)->delay_min,
+						  ps->st.v.rate))
+				polmem_store(sk, keep, ca_state(sk)->delay_min);
 			return target;
 		}
 		if (ps->polmem_rate && predict_polmem_stale(ps->pol_rtt_us, ca_state(sk)->delay_min))

@@ -1095,17 +1095,21 @@ static inline int predict_polmem_worthy(__u64 delivery_Bps, __u32 rtt_us, __u32 
  * carries part of the bucket's burst (3.7 MB/s behind a 2.5 MB/s policer on
  * eval's pol100_40). When this loss too came with no queue (RTT within 1/8
  * of delay_min) and less was delivered than remembered, the policer is
- * confirmed at the lower rate: returns its BDP (packets, with the margin:
- * ssthresh, and the rate is remembered instead), else 0 (CUBIC's own
- * reduction, and the memory stands).
+ * confirmed at the lower rate: returns the rate to keep instead (bytes/s; its
+ * BDP is the ssthresh), else 0 (CUBIC's own reduction, and the memory
+ * stands). One rate sample is what it goes by, so one flow halves the
+ * memory at most: a sample that read far below the policed rate (a jump's
+ * read 0.32-0.57 of it) would otherwise hold every flow to the destination
+ * below its rate for PREDICT_POLMEM_S, since a flow that fills to a low
+ * target and never loses does not raise it.
  */
-static inline __u32 predict_polmem_refine(__u64 delivery_Bps, __u32 rtt_us, __u32 delay_min,
-					  __u32 mss, __u32 margin, __u64 remembered)
+static inline __u64 predict_polmem_refine(__u64 delivery_Bps, __u32 rtt_us, __u32 delay_min,
+					  __u64 remembered)
 {
-	if (!delivery_Bps || !rtt_us || !delay_min || !mss || delivery_Bps >= remembered ||
+	if (!delivery_Bps || !rtt_us || !delay_min || delivery_Bps >= remembered ||
 	    (__u64)rtt_us * 8 > (__u64)delay_min * 9)
 		return 0;
-	return predict_target_of(delivery_Bps, delay_min, mss, margin);
+	return delivery_Bps > remembered / 2 ? delivery_Bps : remembered / 2;
 }
 
 /*

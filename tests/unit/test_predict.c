@@ -893,15 +893,20 @@ TEST(the_policer_remembered)
 /*
  * Its confirmation at the remembering flow's first loss: no queue (RTT
  * within 1/8 of delay_min) and less delivered than remembered (200,000
- * against 250,000 B/s): the lower rate's BDP, 21. As much as remembered or
- * more, or a queue: 0, CUBIC's reduction; and with a queue the memory goes.
+ * against 250,000 B/s): the lower rate is kept, its BDP (21) the ssthresh.
+ * Far less (100,000): half the memory, 125,000, a step at most per flow.
+ * As much as remembered or more, or a queue: 0, CUBIC's reduction; and with
+ * a queue the memory goes.
  */
 TEST(the_policer_confirmed_lower)
 {
-	CHECK_EQ(predict_polmem_refine(200000, 105000, DMIN, MSS, 30, 250000), 21);
-	CHECK_EQ(predict_polmem_refine(250000, 105000, DMIN, MSS, 30, 250000), 0);
-	CHECK_EQ(predict_polmem_refine(200000, 112501, DMIN, MSS, 30, 250000), 0);
-	CHECK_EQ(predict_polmem_refine(0, 105000, DMIN, MSS, 30, 250000), 0);
+	CHECK_EQ(predict_polmem_refine(200000, 105000, DMIN, 250000), 200000);
+	CHECK_EQ(predict_target_of(200000, DMIN, MSS, 30), 21);
+	CHECK_EQ(predict_polmem_refine(100000, 105000, DMIN, 250000), 125000);
+	CHECK_EQ(predict_polmem_refine(125001, 105000, DMIN, 250000), 125001);
+	CHECK_EQ(predict_polmem_refine(250000, 105000, DMIN, 250000), 0);
+	CHECK_EQ(predict_polmem_refine(200000, 112501, DMIN, 250000), 0);
+	CHECK_EQ(predict_polmem_refine(0, 105000, DMIN, 250000), 0);
 	/* a queue at that loss (above 112.5 ms): the memory is forgotten */
 	CHECK_EQ(predict_polmem_stale(112501, DMIN), 1);
 	CHECK_EQ(predict_polmem_stale(112500, DMIN), 0);
