@@ -234,14 +234,19 @@ static __always_inline void fill_endpoints(const struct sock_common *c, __u8 *sa
  *                                        of CUBIC's (PREDICT's retreat or
  *                                        policer answer, also at its first
  *                                        reduction after its own exit)
+ *   void rule_G_recovered(sk, t)         a recovery ended (Recovery left for
+ *                                        Open, no undo): PREDICT's policer
+ *                                        answer measured again
  *
  * init, on_ack and before_reduction go to the flow's mode alone, a switch on
- * the hystart tunable. exit_check, forget, fill and reduction go to every rule: they act
+ * the hystart tunable. exit_check, forget, fill, reduction and recovered go to every rule: they act
  * on what a rule left in the flow, which a live change of the mode does not
  * undo.
  *
  * RULE_NO_STATE(G) writes G's init, exit_check, forget and fill for a rule
- * with no state beyond struct cubic_state; RULE_HYSTART_ONLY(G, detect) its
+ * with no state beyond struct cubic_state, and RULE_NO_REDUCTION(G) (which
+ * it includes) its reduction and recovered for a rule that leaves CUBIC's
+ * reductions alone; RULE_HYSTART_ONLY(G, detect) its
  * on_ack and before_reduction for a rule that is HyStart itself
  * (RULE_HYSTART_ALL) or none (RULE_NO_HYSTART).
  */
@@ -274,6 +279,10 @@ static __always_inline void fill_endpoints(const struct sock_common *c, __u8 *sa
 							  bool ss_exit)                           \
 	{                                                                                          \
 		return ssthresh;                                                                   \
+	}                                                                                          \
+	static __always_inline void rule_##G##_recovered(struct sock *sk,                         \
+							 const struct cubic_tunables *t)          \
+	{                                                                                          \
 	}
 
 #define RULE_HYSTART_ONLY(G, detect)                                                               \
@@ -362,6 +371,13 @@ static __always_inline __u32 rules_reduction(struct sock *sk, const struct cubic
 	CUBIC_RULES(CUBIC_X_RULE)
 #undef CUBIC_X_RULE
 	return ssthresh;
+}
+
+static __always_inline void rules_recovered(struct sock *sk, const struct cubic_tunables *t)
+{
+#define CUBIC_X_RULE(ENUM, value, name, glue, ...) rule_##glue##_recovered(sk, t);
+	CUBIC_RULES(CUBIC_X_RULE)
+#undef CUBIC_X_RULE
 }
 
 static __always_inline void rules_fill(struct sock *sk, const struct exit_info *x,
@@ -556,6 +572,10 @@ static __always_inline void set_state(struct sock *sk, __u8 new_state, bool fast
 		redo_ssthresh(sk);
 		s->reduction_us = (__u32)tp->tcp_mstamp;
 	}
+	/* the kernel's cwnd = ssthresh at a recovery's end (or the fast datapath's, before us) */
+	if (old == TCP_CA_Recovery && tcp_core_end_reduction(old, new_state, tp->undo_marker,
+							      tp->snd_ssthresh))
+		rules_recovered(sk, get_tunables());
 	s->seen_state = new_state;
 	if (new_state == TCP_CA_Loss) {
 		cubic_on_loss_state(s, (__u32)tp->tcp_mstamp, tp->snd_nxt);

@@ -51,8 +51,12 @@ static __always_inline void polmem_key_of(const struct sock *sk, struct polmem_k
 	fill_daddr(c, k->daddr);
 }
 
-/* The policer answer fired (predict_loss()): remember its rate for this destination. */
-static __noinline void polmem_store(struct sock *sk, __u64 rate, __u32 delay_min)
+/*
+ * The policer answer fired (predict_loss()): remember its rate for this
+ * destination; again, the same flow's measure at its recovery's end
+ * (predict_recovered(): the flows that met it stay as they were).
+ */
+static __noinline void polmem_store(struct sock *sk, __u64 rate, __u32 delay_min, bool again)
 {
 	struct predict_polmem m, *old;
 	struct polmem_key k;
@@ -63,7 +67,7 @@ static __noinline void polmem_store(struct sock *sk, __u64 rate, __u32 delay_min
 	m.at_ns = bpf_ktime_get_ns();
 	m.delay_min = delay_min;
 	old = bpf_map_lookup_elem(&policer_memory, &k);
-	m.flows = old ? old->flows + 1 : 1;
+	m.flows = old ? old->flows + !again : 1;
 	bpf_map_update_elem(&policer_memory, &k, &m, BPF_ANY);
 }
 
@@ -558,6 +562,8 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	 * with a queue (predict_polmem_stale()).
 	 */
 	if (cubic_tun_predict_policer(t) && tp->rate_interval_us && mss) {
+		bool after_exit, few = tp->lost_out < PREDICT_POLICER_LOST;
+		__u8 pend = 0;
 		__u64 keep;
 
 		ps->pol_rate = (__u64)tp->rate_delivered * mss * 1000000ULL / tp->rate_interval_us;
@@ -570,22 +576,42 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 							  cubic_tun_predict_margin(t)) :
 					0;
 		} else {
+			/*
+			 * every sign but the count lost; with fewer marked lost
+			 * than that, the answer waits for the recovery's end
+			 * (predict_policer_pending())
+			 */
 			target = predict_policer_target(ps->pol_rate, ps->pol_rtt_us,
 							ca_state(sk)->delay_min, cwnd, mss,
-							cubic_tun_predict_margin(t), tp->lost_out);
+							cubic_tun_predict_margin(t),
+							PREDICT_POLICER_LOST);
+			if (target && few) {
+				pend = 1;
+				target = 0;
+			}
 		}
 		/* after PREDICT's own exit at its target (predict_policer_after_exit()) */
-		if (!target && !ps->polmem_rate && ps->st.phase == PREDICT_PH_DONE &&
-		    ps->st.v.target && ps->set_us && !ps->share_ssthresh && !ps->jump_rtt &&
-		    (ca_state(sk)->found & CUBIC_EV_PREDICT))
-			if (predict_policer_after_exit(ps->pol_rate, ps->pol_rtt_us,
-						       ca_state(sk)->delay_min, ps->st.v.rate,
-						       tp->lost_out))
-				target = predict_target_of(ps->pol_rate, ca_state(sk)->delay_min, mss,
-							   cubic_tun_predict_margin(t));
+		after_exit = ps->st.phase == PREDICT_PH_DONE && ps->st.v.target && ps->set_us &&
+			     !ps->share_ssthresh && !ps->jump_rtt &&
+			     (ca_state(sk)->found & CUBIC_EV_PREDICT);
+		if (!target && !pend && !ps->polmem_rate && after_exit &&
+		    predict_policer_after_exit(ps->pol_rate, ps->pol_rtt_us, ca_state(sk)->delay_min,
+					       ps->st.v.rate, PREDICT_POLICER_LOST)) {
+			if (few)
+				pend = 2;
+			else
+				target = predict_target_of(ps->pol_rate, ca_state(sk)->delay_min,
+							   mss, cubic_tun_predict_margin(t));
+		}
 		if (target && target < ssthresh) {
 			ps->pol_ssthresh = target;
 			ca_state(sk)->last_max_cwnd = target;
+			/* measured again when this recovery ends (predict_recovered()) */
+			ps->pol_kept = keep;
+			ps->pol_at_us = tp->tcp_mstamp;
+			ps->pol_delivered = tp->delivered;
+			ps->pol_seq = tp->snd_nxt;
+			ps->pol_stored = 0;
 			/*
 			 * Remembered only without a jump: after one, the rate
 			 * sample at the loss read 0.35-0.6 of the policed rate
@@ -596,12 +622,24 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			 */
 			if (!ps->jump_from &&
 			    predict_polmem_worthy(keep, ps->pol_rtt_us, ca_state(sk)->delay_min,
-						  ps->st.v.rate))
-				polmem_store(sk, keep, ca_state(sk)->delay_min);
+						  ps->st.v.rate)) {
+				polmem_store(sk, keep, ca_state(sk)->delay_min, false);
+				ps->pol_stored = 1;
+			}
 			return target;
 		}
 		if (ps->polmem_rate && predict_polmem_stale(ps->pol_rtt_us, ca_state(sk)->delay_min))
 			polmem_forget(sk);
+		if (pend) {
+			ps->pol_pending = pend;
+			ps->pol_kept = ps->pol_rate;
+			ps->pol_at_us = tp->tcp_mstamp;
+			ps->pol_delivered = tp->delivered;
+			ps->pol_seq = tp->snd_nxt;
+			ps->pol_cwnd = cwnd;
+			ps->pol_lost_base = tp->lost - tp->lost_out;
+			ps->pol_stored = 0;
+		}
 	}
 	if (ps->st.phase != PREDICT_PH_FILL || !ps->jump_from)
 		return ssthresh;
@@ -609,6 +647,64 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	ps->retreat_pipe = pipe;
 	ps->retreat = predict_retreat(pipe, PREDICT_RETREAT_FLOOR, ssthresh);
 	return ps->retreat;
+}
+
+/*
+ * The recovery the policer answer began is over (Recovery left for Open, no
+ * undo; the same one: high_seq is still the snd_nxt of its loss, which an RTO
+ * in between would have moved). What it delivered over the recovery is the
+ * policed rate without the bucket's tokens (predict_policer_recovered()):
+ * when lower, ssthresh and cwnd go down to its BDP, CUBIC's Wmax with them,
+ * and the memory keeps it instead. Once per flow.
+ */
+static __noinline void predict_recovered(struct sock *sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	const struct cubic_tunables *t = get_tunables();
+	struct predict_store *ps = predict_get(sk, 0);
+	__u32 dmin = ca_state(sk)->delay_min, target;
+	__u64 kept, rate;
+	__u8 pending;
+
+	if (!ps || !ps->pol_kept)
+		return;
+	kept = ps->pol_kept;
+	pending = ps->pol_pending;
+	ps->pol_kept = 0;
+	ps->pol_pending = 0;
+	if (tp->high_seq != ps->pol_seq)
+		return;
+	if (pending)
+		rate = predict_policer_pending(tp->lost - ps->pol_lost_base,
+					       tp->delivered - ps->pol_delivered,
+					       tp->tcp_mstamp - ps->pol_at_us, dmin, tp->mss_cache,
+					       cubic_tun_predict_margin(t), kept, ps->pol_cwnd,
+					       pending == 2 ? ps->st.v.rate : 0);
+	else
+		rate = predict_policer_recovered(tp->delivered - ps->pol_delivered,
+						 tp->tcp_mstamp - ps->pol_at_us, dmin,
+						 tp->mss_cache, kept);
+	if (!rate)
+		return;
+	target = predict_target_of(rate, dmin, tp->mss_cache, cubic_tun_predict_margin(t));
+	if (!target || target >= tp->snd_ssthresh)
+		return;
+	tp->snd_ssthresh = target;
+	if (tp->snd_cwnd > target)
+		tp->snd_cwnd = target;
+	ca_state(sk)->last_max_cwnd = target;
+	ps->pol_ssthresh = target;
+	if (ps->pol_stored)
+		polmem_store(sk, rate, dmin, true);
+	else if (pending && !ps->jump_from &&
+		 predict_polmem_worthy(rate, ps->pol_rtt_us, dmin, ps->st.v.rate))
+		polmem_store(sk, rate, dmin, false);
+}
+
+static __always_inline void rule_predict_recovered(struct sock *sk, const struct cubic_tunables *t)
+{
+	if (predict_ok)
+		predict_recovered(sk);
 }
 
 /*

@@ -52,6 +52,27 @@ struct predict_store {
 	__u8 pad2[3];
 	/* the policer remembered (predict_polmem_target()): the rate that set the target (0: none) */
 	__u64 polmem_rate;
+	/*
+	 * The policer answer's loss, for its measure again at the recovery's
+	 * end (predict_policer_recovered()): the rate it went by (0: none, or
+	 * measured already), tcp clock, tp->delivered and high_seq (snd_nxt)
+	 * then, and whether the rate was remembered
+	 */
+	__u64 pol_kept;
+	__u64 pol_at_us;
+	__u32 pol_delivered;
+	__u32 pol_seq;
+	__u8 pol_stored;
+	/*
+	 * the answer left pending at the loss (predict_policer_pending()): 1 in
+	 * slow start, 2 after PREDICT's exit; the window then, and tp->lost
+	 * less what was marked lost then
+	 */
+	__u8 pol_pending;
+	__u8 pad3[2];
+	__u32 pol_cwnd;
+	__u32 pol_lost_base;
+	__u32 pad4;
 };
 
 struct verdict_store {

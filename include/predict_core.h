@@ -1113,6 +1113,63 @@ static inline __u64 predict_polmem_refine(__u64 delivery_Bps, __u32 rtt_us, __u3
 }
 
 /*
+ * The policer answer's rate, measured again when the recovery its loss began
+ * ends (Recovery left for Open, no undo): what was delivered over the
+ * recovery, ACKs of packets that went through the policer after its bucket
+ * ran dry (its first drop is what began the recovery). The rate sample at
+ * the loss, over the round before it, still carried the bucket's tokens:
+ * 6.2 MB/s behind a 2.5 MB/s policer with a 300 kB bucket, after PREDICT's
+ * exit. delivered: packets over dur_us (at least delay_min / 2: a recovery
+ * waits for the window in flight at the loss, about an RTT). Returns the rate
+ * to keep instead (bytes/s) when it is lower than kept, at most halving it
+ * (one measure), else 0.
+ */
+static inline __u64 predict_policer_recovered(__u32 delivered, __u64 dur_us, __u32 delay_min,
+					      __u32 mss, __u64 kept)
+{
+	__u64 rate;
+
+	if (!delivered || !mss || !kept || !delay_min || dur_us < delay_min / 2 ||
+	    dur_us > (1ULL << 32))
+		return 0;
+	rate = (__u64)delivered * mss * 1000000ULL / dur_us;
+	if (rate >= kept)
+		return 0;
+	return rate > kept / 2 ? rate : kept / 2;
+}
+
+/*
+ * An answer left pending at the loss: every sign of a policer but the count
+ * lost (fewer than PREDICT_POLICER_LOST marked as the kernel asked for
+ * ssthresh: RACK had not marked more yet; eval's pol50_80 met it in 3 of 4
+ * flows). Decided when the recovery ends, from the whole recovery: at least
+ * PREDICT_POLICER_LOST lost over it (lost), and a delivery over it (as
+ * predict_policer_recovered(), sample the rate at the loss) whose BDP is still
+ * under half the window at the loss (cwnd), or, after PREDICT's own exit
+ * (estimate: the rate it believed), below 3/4 of that estimate. A random loss
+ * loses one or two, and its recovery delivers the window in flight at the
+ * path's rate. Returns the rate to settle at (bytes/s), else 0.
+ */
+static inline __u64 predict_policer_pending(__u32 lost, __u32 delivered, __u64 dur_us,
+					    __u32 delay_min, __u32 mss, __u32 margin,
+					    __u64 sample, __u32 cwnd, __u64 estimate)
+{
+	__u64 rate;
+
+	if (lost < PREDICT_POLICER_LOST || !delivered || !mss || !delay_min ||
+	    dur_us < delay_min / 2 || dur_us > (1ULL << 32) || sample >= (1ULL << 40))
+		return 0;
+	rate = (__u64)delivered * mss * 1000000ULL / dur_us;
+	if (estimate ? rate * 4 >= estimate * 3 :
+		       (__u64)predict_target_of(rate, delay_min, mss, margin) * 2 >= cwnd)
+		return 0;
+	/* the lower of the two, at most halving the sample (as above) */
+	if (rate >= sample)
+		return sample;
+	return rate > sample / 2 ? rate : sample / 2;
+}
+
+/*
  * And its end: that first loss came with a queue (RTT above 9/8 of
  * delay_min). What limits the path now is a bottleneck's buffer, not a
  * token bucket (the policer is gone, or was never the limit); the glue

@@ -898,6 +898,53 @@ TEST(the_policer_remembered)
  * As much as remembered or more, or a queue: 0, CUBIC's reduction; and with
  * a queue the memory goes.
  */
+/*
+ * The answer's rate measured again over its recovery: 200 packets of 1448
+ * bytes delivered in 100 ms is 2,896,000 B/s, below the 4,000,000 the answer
+ * went by: kept. Half of it or less: half (2,000,000). As much or more, a
+ * recovery shorter than half of delay_min (100 ms: 50 ms), nothing
+ * delivered or nothing kept: 0.
+ */
+TEST(the_policer_measured_over_its_recovery)
+{
+	CHECK_EQ(predict_policer_recovered(200, 100000, DMIN, 1448, 4000000), 2896000);
+	CHECK_EQ(predict_policer_recovered(50, 100000, DMIN, 1448, 4000000), 2000000);
+	CHECK_EQ(predict_policer_recovered(300, 100000, DMIN, 1448, 4000000), 0);
+	CHECK_EQ(predict_policer_recovered(100, 49999, DMIN, 1448, 4000000), 0);
+	CHECK_EQ(predict_policer_recovered(100, 50000, DMIN, 1448, 4000000), 2896000);
+	CHECK_EQ(predict_policer_recovered(0, 100000, DMIN, 1448, 4000000), 0);
+	CHECK_EQ(predict_policer_recovered(200, 100000, DMIN, 1448, 0), 0);
+	CHECK_EQ(predict_policer_recovered(200, 100000, 0, 1448, 4000000), 0);
+}
+
+/*
+ * An answer left pending at the loss (3 marked lost then), decided over the
+ * recovery: 200 packets in 100 ms (2,896,000 B/s, BDP 200 with margin 30:
+ * predict_target_of) against a window of 500 at the loss and a sample of
+ * 4,000,000: 2,896,000. Fewer than 4 lost over the recovery, a delivery
+ * whose BDP is half the window or more, a recovery under delay_min / 2:
+ * 0. After PREDICT's exit (estimate 8,000,000): below 3/4 of it, settled;
+ * at 3/4 or more, not. A delivery above the sample: the sample; far below
+ * it: half of it.
+ */
+TEST(the_policer_decided_over_its_recovery)
+{
+	__u32 t = predict_target_of(2896000, DMIN, 1448, 30);
+
+	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 4000000, 500, 0), 2896000);
+	CHECK_EQ(predict_policer_pending(3, 200, 100000, DMIN, 1448, 30, 4000000, 500, 0), 0);
+	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 4000000, t * 2, 0), 0);
+	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 4000000, t * 2 + 1, 0),
+		 2896000);
+	CHECK_EQ(predict_policer_pending(4, 200, 49999, DMIN, 1448, 30, 4000000, 500, 0), 0);
+	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 4000000, 0, 8000000),
+		 2896000);
+	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 4000000, 0, 3861333), 0);
+	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 2000000, 5000, 0), 2000000);
+	CHECK_EQ(predict_policer_pending(4, 50, 100000, DMIN, 1448, 30, 4000000, 500, 0), 2000000);
+	CHECK_EQ(predict_policer_pending(4, 0, 100000, DMIN, 1448, 30, 4000000, 500, 0), 0);
+}
+
 TEST(the_policer_confirmed_lower)
 {
 	CHECK_EQ(predict_polmem_refine(200000, 105000, DMIN, 250000), 200000);
@@ -1189,6 +1236,8 @@ int main(void)
 	RUN(the_policer_after_the_exit);
 	RUN(the_policer_worth_remembering);
 	RUN(the_policer_remembered);
+	RUN(the_policer_measured_over_its_recovery);
+	RUN(the_policer_decided_over_its_recovery);
 	RUN(the_policer_confirmed_lower);
 	RUN(the_share_check);
 	RUN(the_share_window_reads_around_a_gap);
