@@ -102,6 +102,9 @@ int cubic_flows(struct bpf_iter__tcp *ctx)
 	if (ps) {
 		f->flags |= CUBIC_FLOW_PREDICT;
 		bpf_probe_read_kernel(&f->predict, sizeof(f->predict), &ps->st);
+		f->policer_memory = ps->polmem_rate;
+		f->policer_ssthresh = ps->pol_ssthresh;
+		f->policer_pending = ps->pol_kept && ps->pol_pending;
 	}
 	vs = bpf_sk_storage_get(&verdict_store, tp, NULL, 0);
 	if (vs) {

@@ -40,6 +40,16 @@ struct cubic_flow {
 	__u64 uid;	 /* the socket's owner (bpf_iter__tcp.uid) */
 	struct cubic_state ca;	    /* inet_csk_ca(sk) */
 	struct predict_state predict; /* CUBIC_FLOW_PREDICT */
+	/*
+	 * CUBIC_FLOW_PREDICT: the policer answer (predict_loss()): the
+	 * ssthresh it set (0: none), the remembered rate the target came from
+	 * (bytes/s; 0: none), and whether an answer waits for the recovery's
+	 * end (pol_pending)
+	 */
+	__u64 policer_memory;
+	__u32 policer_ssthresh;
+	__u8 policer_pending;
+	__u8 pad2[3];
 	struct verdict_store verdict; /* CUBIC_FLOW_VERDICT */
 };
 

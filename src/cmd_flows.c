@@ -323,6 +323,19 @@ static void print_json(struct json *j, const struct flow_row *r, char (*names)[C
 			json_null(j, "rate");
 			json_null(j, "target");
 		}
+		/* the policer answer: null until it settled the flow (or waits for its recovery) */
+		if (f->policer_ssthresh || f->policer_memory || f->policer_pending) {
+			json_obj_open(j, "policer");
+			if (f->policer_ssthresh)
+				json_u64(j, "ssthresh", f->policer_ssthresh);
+			else
+				json_null(j, "ssthresh");
+			json_u64(j, "memory", f->policer_memory);
+			json_bool(j, "pending", f->policer_pending);
+			json_obj_close(j);
+		} else {
+			json_null(j, "policer");
+		}
 		json_obj_close(j);
 	} else {
 		json_null(j, "predict");
@@ -391,6 +404,12 @@ static void print_text(const struct flow_row *r, char (*names)[CUBIC_NAME_MAX],
 		else
 			printf(" predict:%s,round:%u", predict_phase_str(f->predict.phase),
 			       f->predict.rounds);
+		if (f->policer_memory)
+			printf(",policer_memory:%.2fMbit/s", (double)f->policer_memory * 8 / 1e6);
+		if (f->policer_ssthresh)
+			printf(",policer:%u", f->policer_ssthresh);
+		else if (f->policer_pending)
+			printf(",policer:pending");
 	}
 	if (ex) {
 		printf(" exit:%s", reason_str(ex, buf, sizeof(buf)));

@@ -464,9 +464,19 @@ host_decided() {
 	# 12 MB/s, and in this namespace
 	jq -e --arg ns "$JPATH-snd" '.policers[0] | .netns == $ns and .daddr == "10.77.2.2" and
 		.rate >= 800000 and .rate <= 5000000' <<<"$pol"
-	# the next flow fills paced to that rate's BDP and leaves slow start there
-	bulk "$JPATH" "$NAME" 3 "$BATS_TEST_TMPDIR/qn.json"
+	# the next flow fills paced to that rate's BDP and leaves slow start
+	# there; cubicctl flows shows the remembered rate while it runs
+	bulk "$JPATH" "$NAME" 3 "$BATS_TEST_TMPDIR/qn.json" &
+	bpid=$!
+	sleep 1.5
+	"$CUBICCTL" -j flows --name "$NAME" --netns "$JPATH-snd" >"$BATS_TEST_TMPDIR/qn.flows"
+	wait "$bpid"
 	sleep 0.5
+	jq -c '.flows[] | {sport, dport, predict}' "$BATS_TEST_TMPDIR/qn.flows"
+	jq -e --argjson rate "$(jq '.policers[0].rate' <<<"$pol")" \
+		'[.flows[] | select(.predict.policer != null)] |
+		length == 1 and .[0].predict.policer.memory == $rate and (.[0].predict.policer.pending | not)' \
+		"$BATS_TEST_TMPDIR/qn.flows"
 	kill -INT "$TRACE_PID"
 	wait "$TRACE_PID" || true
 	TRACE_PID=
