@@ -48,7 +48,7 @@ static __always_inline void polmem_key_of(const struct sock *sk, struct polmem_k
 	__builtin_memset(k, 0, sizeof(*k));
 	k->net_cookie = c->skc_net.net->net_cookie;
 	k->family = c->skc_family;
-	fill_daddr(c, k->daddr);
+	fill_addrs(c, NULL, k->daddr);
 }
 
 /*
