@@ -36,7 +36,7 @@ int netns_list(struct netns *ns, int max, const char *only)
 	struct stat st, seen[MAX_NETNS];
 	char path[PATH_MAX];
 	struct dirent *de;
-	int n = 0;
+	int n = 0, err = 0;
 	DIR *d;
 
 	if (only) {
@@ -56,15 +56,41 @@ int netns_list(struct netns *ns, int max, const char *only)
 		return -errno;
 	ns[0].name[0] = '\0';
 	n = 1;
+	/*
+	 * No /run/netns: no namespace was ever named. Any other failure to read
+	 * it is said, not taken for an empty list (a listing that leaves some
+	 * namespaces out without a word would lose their sockets).
+	 */
 	d = opendir(NETNS_DIR);
-	while (d && (de = readdir(d)) && n < max) {
+	if (!d) {
+		err = -errno;
+		if (err == -ENOENT)
+			return n;
+		close(ns[0].fd);
+		return err;
+	}
+	for (;;) {
 		bool dup = false;
 		int fd;
 
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			err = -errno;
+			break;
+		}
 		if (de->d_name[0] == '.')
 			continue;
+		if (n == max) {
+			err = -E2BIG;
+			break;
+		}
 		snprintf(path, sizeof(path), "%s/%s", NETNS_DIR, de->d_name);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && errno != ENOENT) {
+			err = -errno;
+			break;
+		}
 		if (fd < 0 || fstat(fd, &st) || !is_netns(fd)) {
 			if (fd >= 0)
 				close(fd);
@@ -81,8 +107,13 @@ int netns_list(struct netns *ns, int max, const char *only)
 		snprintf(ns[n].name, sizeof(ns[n].name), "%s", de->d_name);
 		n++;
 	}
-	if (d)
-		closedir(d);
+	closedir(d);
+	if (err) {
+		/* the caller has nothing to close */
+		for (int i = 0; i < n; i++)
+			close(ns[i].fd);
+		return err;
+	}
 	return n;
 }
 

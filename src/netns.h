@@ -22,7 +22,8 @@ struct netns {
  * network namespace now and not one already taken (the same inode: two names
  * of one namespace, or cubicctl's own). With only, that one; -ENOENT if there
  * is no such name, -EINVAL if it is not a network namespace. Their count, or
- * -errno; the caller closes each fd.
+ * -errno (/run/netns unreadable; -E2BIG: more than max), with nothing left
+ * open; the caller closes each fd.
  */
 int netns_list(struct netns *ns, int max, const char *only);
 
