@@ -282,7 +282,7 @@ teardown() {
 }
 
 @test "help COMMAND and COMMAND --help print that command's help on stdout" {
-	for cmd in load unload status set get trace flows attach detach upgrade help; do
+	for cmd in load unload status set get trace flows policers attach detach upgrade help; do
 		run "$CUBICCTL" help "$cmd"
 		[ "$status" -eq 0 ]
 		[[ "${lines[0]}" == "usage: cubicctl $cmd "* ]] || { echo "help $cmd: ${lines[0]}"; false; }
@@ -295,7 +295,7 @@ teardown() {
 	[ "$output" = "cubicctl: help: 'nosuch': unknown command (see 'cubicctl help')" ]
 	# the options JSON is the option tables: load's, with their values
 	[ "$("$CUBICCTL" help --options-json | jq -r '.commands[] | select(.name == "load") | .options[] | select(.name == "datapath") | .value')" = "exact|fast" ]
-	[ "$("$CUBICCTL" -j help | jq -r '[.commands[].name] | join(" ")')" = "load unload status set get trace flows attach detach upgrade help" ]
+	[ "$("$CUBICCTL" -j help | jq -r '[.commands[].name] | join(" ")')" = "load unload status set get trace flows policers attach detach upgrade help" ]
 }
 
 @test "output that can't be written exits 1 with one sentence" {

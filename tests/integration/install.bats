@@ -227,7 +227,7 @@ complete_words() {
 	bin=$ROOT/usr/sbin/cubicctl
 
 	complete_words "$bin" ""
-	[ "$out" = "$(printf '%s\n' attach detach flows get help load set status trace unload upgrade)" ]
+	[ "$out" = "$(printf '%s\n' attach detach flows get help load policers set status trace unload upgrade)" ]
 	complete_words "$bin" -j st
 	[ "$out" = status ]
 	complete_words "$bin" --ver
