@@ -527,6 +527,24 @@ static __always_inline void rule_predict_forget(struct sock *sk, const struct cu
 }
 
 /*
+ * The policer answer's loss, for the recovery's end (predict_recovered()):
+ * the rate it went by, whether it is pending (1 in slow start, 2 after
+ * PREDICT's exit; 0: settled already), and the flow's counts then.
+ */
+static __always_inline void pol_mark(struct predict_store *ps, const struct tcp_sock *tp,
+				     __u64 kept, __u8 pending, __u32 cwnd)
+{
+	ps->pol_kept = kept;
+	ps->pol_pending = pending;
+	ps->pol_at_us = tp->tcp_mstamp;
+	ps->pol_delivered = tp->delivered;
+	ps->pol_seq = tp->snd_nxt;
+	ps->pol_cwnd = cwnd;
+	ps->pol_lost_base = tp->lost - tp->lost_out;
+	ps->pol_stored = 0;
+}
+
+/*
  * A loss ends the first slow start after the jump, before PREDICT's exit:
  * the jumped window was not validated (the ACKs that take cwnd from the jump
  * to the target are its validation). Careful Resume's Safe Retreat (RFC 9959):
@@ -607,11 +625,7 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			ps->pol_ssthresh = target;
 			ca_state(sk)->last_max_cwnd = target;
 			/* measured again when this recovery ends (predict_recovered()) */
-			ps->pol_kept = keep;
-			ps->pol_at_us = tp->tcp_mstamp;
-			ps->pol_delivered = tp->delivered;
-			ps->pol_seq = tp->snd_nxt;
-			ps->pol_stored = 0;
+			pol_mark(ps, tp, keep, 0, cwnd);
 			/*
 			 * Remembered only without a jump: after one, the rate
 			 * sample at the loss read 0.35-0.6 of the policed rate
@@ -630,16 +644,8 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 		}
 		if (ps->polmem_rate && predict_polmem_stale(ps->pol_rtt_us, ca_state(sk)->delay_min))
 			polmem_forget(sk);
-		if (pend) {
-			ps->pol_pending = pend;
-			ps->pol_kept = ps->pol_rate;
-			ps->pol_at_us = tp->tcp_mstamp;
-			ps->pol_delivered = tp->delivered;
-			ps->pol_seq = tp->snd_nxt;
-			ps->pol_cwnd = cwnd;
-			ps->pol_lost_base = tp->lost - tp->lost_out;
-			ps->pol_stored = 0;
-		}
+		if (pend)
+			pol_mark(ps, tp, ps->pol_rate, pend, cwnd);
 	}
 	if (ps->st.phase != PREDICT_PH_FILL || !ps->jump_from)
 		return ssthresh;
@@ -657,10 +663,9 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
  * when lower, ssthresh and cwnd go down to its BDP, CUBIC's Wmax with them,
  * and the memory keeps it instead. Once per flow.
  */
-static __noinline void predict_recovered(struct sock *sk)
+static __noinline void predict_recovered(struct sock *sk, const struct cubic_tunables *t)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	const struct cubic_tunables *t = get_tunables();
 	struct predict_store *ps = predict_get(sk, 0);
 	__u32 dmin = ca_state(sk)->delay_min, target;
 	__u64 kept, rate;
@@ -704,7 +709,7 @@ static __noinline void predict_recovered(struct sock *sk)
 static __always_inline void rule_predict_recovered(struct sock *sk, const struct cubic_tunables *t)
 {
 	if (predict_ok)
-		predict_recovered(sk);
+		predict_recovered(sk, t);
 }
 
 /*
