@@ -360,16 +360,18 @@ host_decided() {
 			break
 	done
 	# cubicctl policers lists it: the sender's namespace, the receiver, the
-	# rate the last flow took or the lower one its loss confirmed (bytes/s;
-	# the policed 2.5 MB/s, up to 2 x above with the bucket's burst in the
-	# sample, 3 x below), in force for its 300 s
+	# rate the last flow took or the lower one its loss confirmed (bytes/s),
+	# in force for its 300 s. The rate is the policed 2.5 MB/s as the
+	# recovery measured it (2.29-2.41 in runs), not the loss's rate sample
+	# with the bucket's burst in it (3.66-3.84): at most 1.25 x the policed
+	# rate, and at least half of it
 	run "$CUBICCTL" -j policers --name "$NAME"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	last=$(tail -n 1 "$BATS_TEST_TMPDIR/pol.jsonl")
 	jq -e --arg ns "$JPATH-snd" --argjson last "$last" '.policers | length == 1 and (.[0] |
 		.netns == $ns and .daddr == "10.77.2.2" and .family == "ipv4" and .flows >= 1 and
-		.rate <= $last.predict_policer_memory and .rate >= 800000 and .rate <= 5000000 and
+		.rate <= $last.predict_policer_memory and .rate >= 1250000 and .rate <= 3125000 and
 		.expires_in_s > 200 and .expires_in_s <= 300)' <<<"$output"
 	run "$CUBICCTL" policers --name "$NAME"
 	[ "$status" -eq 0 ]
