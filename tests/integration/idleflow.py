@@ -7,8 +7,9 @@
         is ACKed and IDLE_S more, write 1 kB; prints one JSON line with cwnd
         and ssthresh (TCP_INFO) before the idle time and right after the write
   idleflow.py accept PORT CA   listen with congestion control CA, accept one
-        connection and print its pacing rate and cwnd before anything is sent
-        (a passive open gets its first pacing rate with the handshake)
+        connection and print its pacing rate, cwnd, mss and smoothed RTT
+        before anything is sent (a passive open gets its first pacing rate
+        with the handshake, from the handshake's RTT)
   idleflow.py connect ADDR PORT  open a connection, wait for the peer to close
   idleflow.py applimited ADDR PORT CA BULK_S APP_S KB MS
         bulk for BULK_S, then for APP_S write KB kB every MS ms (far below
@@ -37,7 +38,8 @@ def info(s):
     raw = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
     f = struct.unpack_from(TCP_INFO_FMT, raw)
     u = f[8:]  # rto, ato, snd_mss, rcv_mss, unacked, sacked, lost, retrans, fackets, ...
-    return {"rto_us": u[0], "unacked": u[4], "ssthresh": u[17], "cwnd": u[18], "ca_state": f[1]}
+    return {"rto_us": u[0], "unacked": u[4], "ssthresh": u[17], "cwnd": u[18], "ca_state": f[1],
+            "mss": u[2], "srtt_us": u[15]}
 
 
 def pacing_rate(s):
@@ -54,8 +56,9 @@ def accept(port, ca):
     ls.listen(1)
     print("listening", flush=True)
     c, _ = ls.accept()
+    i = info(c)
     r = {"ca": c.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode(),
-         "pacing_rate": pacing_rate(c), "cwnd": info(c)["cwnd"]}
+         "pacing_rate": pacing_rate(c), "cwnd": i["cwnd"], "mss": i["mss"], "srtt_us": i["srtt_us"]}
     c.close()
     print(json.dumps(r))
 
