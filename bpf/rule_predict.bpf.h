@@ -542,6 +542,7 @@ static __always_inline void pol_mark(struct predict_store *ps, const struct tcp_
 	ps->pol_cwnd = cwnd;
 	ps->pol_lost_base = tp->lost - tp->lost_out;
 	ps->pol_stored = 0;
+	ps->pol_jump = 0;
 }
 
 /*
@@ -627,18 +628,22 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			/* measured again when this recovery ends (predict_recovered()) */
 			pol_mark(ps, tp, keep, 0, cwnd);
 			/*
-			 * Remembered only without a jump: after one, the rate
-			 * sample at the loss read 0.35-0.6 of the policed rate
-			 * (pol100_40_b30, pol50_80: later flows' exits at 0.34
-			 * and 0.61 of its BDP), where without one it read
-			 * 1.0-1.5 of it; and only on strong evidence
-			 * (predict_polmem_worthy()).
+			 * Remembered only on strong evidence
+			 * (predict_polmem_worthy()); after a jump, not at this
+			 * rate: the sample at the loss read 0.35-0.6 of the
+			 * policed rate (pol100_40_b30, pol50_80: later flows'
+			 * exits at 0.34 and 0.61 of its BDP), where without one
+			 * it read 1.0-1.5 of it. The recovery's own measure is
+			 * kept then, at its end (predict_recovered()).
 			 */
-			if (!ps->jump_from &&
-			    predict_polmem_worthy(keep, ps->pol_rtt_us, ca_state(sk)->delay_min,
+			if (predict_polmem_worthy(keep, ps->pol_rtt_us, ca_state(sk)->delay_min,
 						  ps->st.v.rate)) {
-				polmem_store(sk, keep, ca_state(sk)->delay_min, false);
-				ps->pol_stored = 1;
+				if (ps->jump_from) {
+					ps->pol_jump = 1;
+				} else {
+					polmem_store(sk, keep, ca_state(sk)->delay_min, false);
+					ps->pol_stored = 1;
+				}
 			}
 			return target;
 		}
@@ -668,11 +673,14 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct predict_store *ps = predict_get(sk, 0);
 	__u32 dmin = ca_state(sk)->delay_min, target;
-	__u64 kept, rate;
+	__u64 kept, rate, dur_us, measure;
+	__u32 delivered;
 	__u8 pending;
 
 	if (!ps || !ps->pol_kept)
 		return;
+	delivered = tp->delivered - ps->pol_delivered;
+	dur_us = tp->tcp_mstamp - ps->pol_at_us;
 	kept = ps->pol_kept;
 	pending = ps->pol_pending;
 	ps->pol_kept = 0;
@@ -680,15 +688,27 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	if (tp->high_seq != ps->pol_seq)
 		return;
 	if (pending)
-		rate = predict_policer_pending(tp->lost - ps->pol_lost_base,
-					       tp->delivered - ps->pol_delivered,
-					       tp->tcp_mstamp - ps->pol_at_us, dmin, tp->mss_cache,
-					       cubic_tun_predict_margin(t), kept, ps->pol_cwnd,
+		rate = predict_policer_pending(tp->lost - ps->pol_lost_base, delivered, dur_us,
+					       dmin, tp->mss_cache, cubic_tun_predict_margin(t),
+					       kept, ps->pol_cwnd,
 					       pending == 2 ? ps->st.v.rate : 0);
 	else
-		rate = predict_policer_recovered(tp->delivered - ps->pol_delivered,
-						 tp->tcp_mstamp - ps->pol_at_us, dmin,
-						 tp->mss_cache, kept);
+		rate = predict_policer_recovered(delivered, dur_us, dmin, tp->mss_cache, kept);
+	/*
+	 * After a jump, the memory is the recovery's measure alone (the sample
+	 * at the loss, which kept and rate are bounded by, read low after one),
+	 * once the answer is settled: marked so at the loss, or decided now;
+	 * and only when the policer limited it, not the recovery's own window
+	 * (predict_policer_jump_keeps()).
+	 */
+	if (ps->pol_jump || (pending && rate && ps->jump_from)) {
+		measure = predict_policer_measure(delivered, dur_us, dmin, tp->mss_cache);
+		if (predict_policer_jump_keeps(measure, dmin, tp->mss_cache,
+					       cubic_tun_predict_margin(t), tp->snd_ssthresh) &&
+		    predict_polmem_worthy(measure, ps->pol_rtt_us, dmin, ps->st.v.rate))
+			polmem_store(sk, measure, dmin, false);
+		ps->pol_jump = 0;
+	}
 	if (!rate)
 		return;
 	target = predict_target_of(rate, dmin, tp->mss_cache, cubic_tun_predict_margin(t));

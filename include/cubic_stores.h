@@ -69,7 +69,12 @@ struct predict_store {
 	 * less what was marked lost then
 	 */
 	__u8 pol_pending;
-	__u8 pad3[2];
+	/*
+	 * the answer came after a jump: the memory is kept at the recovery's
+	 * end, from the recovery's own measure (predict_policer_measure())
+	 */
+	__u8 pol_jump;
+	__u8 pad3;
 	__u32 pol_cwnd;
 	__u32 pol_lost_base;
 	__u32 pad4;

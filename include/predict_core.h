@@ -1113,27 +1113,57 @@ static inline __u64 predict_polmem_refine(__u64 delivery_Bps, __u32 rtt_us, __u3
 }
 
 /*
- * The policer answer's rate, measured again when the recovery its loss began
- * ends (Recovery left for Open, no undo): what was delivered over the
- * recovery, ACKs of packets that went through the policer after its bucket
- * ran dry (its first drop is what began the recovery). The rate sample at
- * the loss, over the round before it, still carried the bucket's tokens:
- * 6.2 MB/s behind a 2.5 MB/s policer with a 300 kB bucket, after PREDICT's
- * exit. delivered: packets over dur_us (at least delay_min / 2: a recovery
- * waits for the window in flight at the loss, about an RTT). Returns the rate
- * to keep instead (bytes/s) when it is lower than kept, at most halving it
- * (one measure), else 0.
+ * What the recovery the policer answer's loss began delivered, measured when
+ * it ends (Recovery left for Open, no undo): ACKs of packets that went
+ * through the policer after its bucket ran dry (its first drop is what began
+ * the recovery). delivered: packets over dur_us (at least delay_min / 2: a
+ * recovery waits for the window in flight at the loss, about an RTT).
+ * Returns bytes/s, 0 when it measured nothing.
+ */
+static inline __u64 predict_policer_measure(__u32 delivered, __u64 dur_us, __u32 delay_min,
+					    __u32 mss)
+{
+	if (!delivered || !mss || !delay_min || dur_us < delay_min / 2 || dur_us > (1ULL << 32))
+		return 0;
+	return (__u64)delivered * mss * 1000000ULL / dur_us;
+}
+
+/*
+ * A flow that jumped remembers the recovery's measure only when the policer
+ * limited it: its BDP (with the margin) below ssthresh, the window the
+ * recovery ran with (the answer's target, or CUBIC's own reduction when the
+ * answer waited). A window below the policed BDP delivers its own size per
+ * RTT instead, plus the flight at the loss, and the measure reads low:
+ * after a jump the answer's target came from the loss's sample (0.35-0.6 of
+ * the policed rate), and pol100_40_b30's recovery at ssthresh 23 read 0.42 of
+ * its 2.5 MB/s (BDP 30, above 23), pol50_80's at 41 read 0.6 (43), where
+ * pol100_40's at 69 read 0.92 (66). Returns 1 to keep it.
+ */
+static inline int predict_policer_jump_keeps(__u64 measure, __u32 delay_min, __u32 mss,
+					     __u32 margin, __u32 ssthresh)
+{
+	__u32 bdp;
+
+	if (!measure || !ssthresh)
+		return 0;
+	bdp = predict_target_of(measure, delay_min, mss, margin);
+	return bdp && bdp < ssthresh;
+}
+
+/*
+ * The policer answer's rate, measured again at the recovery's end
+ * (predict_policer_measure()). The rate sample at the loss, over the round
+ * before it, still carried the bucket's tokens: 6.2 MB/s behind a 2.5 MB/s
+ * policer with a 300 kB bucket, after PREDICT's exit. Returns the rate to
+ * keep instead (bytes/s) when it is lower than kept, at most halving it (one
+ * measure), else 0.
  */
 static inline __u64 predict_policer_recovered(__u32 delivered, __u64 dur_us, __u32 delay_min,
 					      __u32 mss, __u64 kept)
 {
-	__u64 rate;
+	__u64 rate = predict_policer_measure(delivered, dur_us, delay_min, mss);
 
-	if (!delivered || !mss || !kept || !delay_min || dur_us < delay_min / 2 ||
-	    dur_us > (1ULL << 32))
-		return 0;
-	rate = (__u64)delivered * mss * 1000000ULL / dur_us;
-	if (rate >= kept)
+	if (!rate || !kept || rate >= kept)
 		return 0;
 	return rate > kept / 2 ? rate : kept / 2;
 }
@@ -1154,12 +1184,10 @@ static inline __u64 predict_policer_pending(__u32 lost, __u32 delivered, __u64 d
 					    __u32 delay_min, __u32 mss, __u32 margin,
 					    __u64 sample, __u32 cwnd, __u64 estimate)
 {
-	__u64 rate;
+	__u64 rate = predict_policer_measure(delivered, dur_us, delay_min, mss);
 
-	if (lost < PREDICT_POLICER_LOST || !delivered || !mss || !delay_min ||
-	    dur_us < delay_min / 2 || dur_us > (1ULL << 32) || sample >= (1ULL << 40))
+	if (lost < PREDICT_POLICER_LOST || !rate || sample >= (1ULL << 40))
 		return 0;
-	rate = (__u64)delivered * mss * 1000000ULL / dur_us;
 	if (estimate ? rate * 4 >= estimate * 3 :
 		       (__u64)predict_target_of(rate, delay_min, mss, margin) * 2 >= cwnd)
 		return 0;

@@ -918,6 +918,42 @@ TEST(the_policer_measured_over_its_recovery)
 }
 
 /*
+ * The recovery's measure itself, which a flow that jumped remembers: no
+ * bound by the rate at the loss (300 packets in 100 ms is 4,344,000 B/s,
+ * above any kept), but nothing from a recovery shorter than half of
+ * delay_min, from nothing delivered, or without an MSS or delay_min.
+ */
+TEST(the_recoverys_measure_after_a_jump)
+{
+	CHECK_EQ(predict_policer_measure(300, 100000, DMIN, 1448), 4344000);
+	CHECK_EQ(predict_policer_measure(200, 100000, DMIN, 1448), 2896000);
+	CHECK_EQ(predict_policer_measure(100, 50000, DMIN, 1448), 2896000);
+	CHECK_EQ(predict_policer_measure(100, 49999, DMIN, 1448), 0);
+	CHECK_EQ(predict_policer_measure(0, 100000, DMIN, 1448), 0);
+	CHECK_EQ(predict_policer_measure(200, 100000, DMIN, 0), 0);
+	CHECK_EQ(predict_policer_measure(200, 100000, 0, 1448), 0);
+	CHECK_EQ(predict_policer_measure(200, (1ULL << 32) + 1, DMIN, 1448), 0);
+}
+
+/*
+ * Kept after a jump only when the policer, not the recovery's window, limited
+ * it: 2,896,000 B/s over 100 ms with 3 % margin is 206 packets, so a
+ * recovery at ssthresh 207 keeps it and one at 206 or below does not (it
+ * delivered what its window let through); nothing measured, or no window: 0.
+ */
+TEST(the_jumps_measure_is_kept_only_when_the_policer_limited_it)
+{
+	__u32 bdp = predict_target_of(2896000, DMIN, 1448, 30);
+
+	CHECK_EQ(bdp, 206);
+	CHECK_EQ(predict_policer_jump_keeps(2896000, DMIN, 1448, 30, 207), 1);
+	CHECK_EQ(predict_policer_jump_keeps(2896000, DMIN, 1448, 30, 206), 0);
+	CHECK_EQ(predict_policer_jump_keeps(2896000, DMIN, 1448, 30, 100), 0);
+	CHECK_EQ(predict_policer_jump_keeps(0, DMIN, 1448, 30, 207), 0);
+	CHECK_EQ(predict_policer_jump_keeps(2896000, DMIN, 1448, 30, 0), 0);
+}
+
+/*
  * An answer left pending at the loss (3 marked lost then), decided over the
  * recovery: 200 packets in 100 ms (2,896,000 B/s, BDP 200 with margin 30:
  * predict_target_of) against a window of 500 at the loss and a sample of
@@ -1237,6 +1273,8 @@ int main(void)
 	RUN(the_policer_worth_remembering);
 	RUN(the_policer_remembered);
 	RUN(the_policer_measured_over_its_recovery);
+	RUN(the_recoverys_measure_after_a_jump);
+	RUN(the_jumps_measure_is_kept_only_when_the_policer_limited_it);
 	RUN(the_policer_decided_over_its_recovery);
 	RUN(the_policer_confirmed_lower);
 	RUN(the_share_check);
