@@ -67,6 +67,8 @@ static __noinline void polmem_store(struct sock *sk, __u64 rate, __u32 delay_min
 	m.at_ns = bpf_ktime_get_ns();
 	m.delay_min = delay_min;
 	old = bpf_map_lookup_elem(&policer_memory, &k);
+	if (!rate && old && old->rate)
+		return; /* a measured rate stands; an unmeasured one says less */
 	m.flows = old ? old->flows + !again : 1;
 	bpf_map_update_elem(&policer_memory, &k, &m, BPF_ANY);
 }
@@ -81,15 +83,19 @@ static __noinline void polmem_forget(struct sock *sk)
 }
 
 /*
- * PREDICT believed an estimate (v, with its target; estimate: its rate), or
+ * PREDICT believed an estimate (ps->st.v, with its target; estimate: its rate), or
  * gave up (estimate 0, v->target 0): a policer remembered for this
  * destination sets the target to the policed rate's BDP when that is lower
  * (the jump is then not made); returns the remembered rate that did (0: none).
+ * One remembered without a rate holds the jump back (predict_polmem_no_jump();
+ * ps->polmem_no_jump).
  */
-static __noinline __u64 polmem_recall(struct sock *sk, struct predict_verdict *v, __u64 estimate,
+static __noinline __u64 polmem_recall(struct sock *sk, struct predict_store *ps, __u64 estimate,
 				      __u32 delay_min, const struct cubic_tunables *t)
 {
 	__u32 mss = ((struct tcp_sock *)sk)->mss_cache;
+	struct predict_verdict *v = &ps->st.v;
+	__u64 now = bpf_ktime_get_ns();
 	struct predict_polmem *m;
 	struct polmem_key k;
 	__u32 target;
@@ -98,7 +104,14 @@ static __noinline __u64 polmem_recall(struct sock *sk, struct predict_verdict *v
 	m = bpf_map_lookup_elem(&policer_memory, &k);
 	if (!m)
 		return 0;
-	target = predict_polmem_target(m, bpf_ktime_get_ns(), estimate, delay_min, mss,
+	if (predict_polmem_no_jump(m, now, delay_min)) {
+		if (v->jump) {
+			v->jump = 0;
+			ps->polmem_no_jump = 1;
+		}
+		return 0;
+	}
+	target = predict_polmem_target(m, now, estimate, delay_min, mss,
 				       cubic_tun_predict_margin(t));
 	if (!target || (v->target && target >= v->target))
 		return 0;
@@ -407,7 +420,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 	v = &ps->st.v; /* predict_on_ack() keeps the estimate there */
 	act = predict_on_ack(&ps->st, &p, &a, v);
 	if ((act == PREDICT_ACT_TARGET || act == PREDICT_ACT_EXIT) && cubic_tun_predict_policer(t)) {
-		ps->polmem_rate = polmem_recall(sk, v, v->rate, v->delay_min, t);
+		ps->polmem_rate = polmem_recall(sk, ps, v->rate, v->delay_min, t);
 		if (ps->polmem_rate && act == PREDICT_ACT_TARGET && v->target <= tp->snd_cwnd) {
 			/* past the remembered policer's BDP already: the exit, at once */
 			ps->st.phase = PREDICT_PH_DONE;
@@ -416,7 +429,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 	} else if (act == PREDICT_ACT_GIVE_UP && cubic_tun_predict_policer(t) && a.delay_min) {
 		/* no train believed: a policer remembered here still sets the target */
 		v->target = 0;
-		ps->polmem_rate = polmem_recall(sk, v, 0, a.delay_min, t);
+		ps->polmem_rate = polmem_recall(sk, ps, 0, a.delay_min, t);
 		if (ps->polmem_rate) {
 			if (v->target > tp->snd_cwnd) {
 				ps->st.phase = PREDICT_PH_FILL;
@@ -647,7 +660,8 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			}
 			return target;
 		}
-		if (ps->polmem_rate && predict_polmem_stale(ps->pol_rtt_us, ca_state(sk)->delay_min))
+		if ((ps->polmem_rate || ps->polmem_no_jump) &&
+		    predict_polmem_stale(ps->pol_rtt_us, ca_state(sk)->delay_min))
 			polmem_forget(sk);
 		if (pend)
 			pol_mark(ps, tp, ps->pol_rate, pend, cwnd);
@@ -674,8 +688,8 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	struct predict_store *ps = predict_get(sk, 0);
 	__u32 dmin = ca_state(sk)->delay_min, target;
 	__u64 kept, rate, dur_us, measure;
-	__u32 delivered;
-	__u8 pending;
+	__u32 delivered, lost;
+	__u8 pending, bound;
 
 	if (!ps || !ps->pol_kept)
 		return;
@@ -687,26 +701,40 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	ps->pol_pending = 0;
 	if (tp->high_seq != ps->pol_seq)
 		return;
-	if (pending)
-		rate = predict_policer_pending(tp->lost - ps->pol_lost_base, delivered, dur_us,
-					       dmin, tp->mss_cache, cubic_tun_predict_margin(t),
-					       kept, ps->pol_cwnd,
+	lost = tp->lost - ps->pol_lost_base;
+	measure = predict_policer_measure(delivered, dur_us, dmin, tp->mss_cache);
+	/* the measure is the policer's only when it bound the flow (predict_policer_bound()) */
+	bound = predict_policer_bound(lost, ps->pol_cwnd, measure, dmin, tp->mss_cache);
+	rate = 0;
+	if (bound && pending)
+		rate = predict_policer_pending(lost, delivered, dur_us, dmin, tp->mss_cache,
+					       cubic_tun_predict_margin(t), kept, ps->pol_cwnd,
 					       pending == 2 ? ps->st.v.rate : 0);
-	else
+	else if (bound)
 		rate = predict_policer_recovered(delivered, dur_us, dmin, tp->mss_cache, kept);
+	/* the rate remembered at the loss, contradicted: the next flow measures afresh */
+	if (!bound && ps->pol_stored) {
+		polmem_forget(sk);
+		ps->pol_stored = 0;
+	}
 	/*
 	 * After a jump, the memory is the recovery's measure alone (the sample
 	 * at the loss, which kept and rate are bounded by, read low after one),
 	 * once the answer is settled: marked so at the loss, or decided now;
 	 * and only when the policer limited it, not the recovery's own window
-	 * (predict_policer_jump_keeps()).
+	 * (predict_policer_jump_keeps()). When the window did, the policer is
+	 * remembered without a rate: the next flows do not jump
+	 * (predict_polmem_no_jump()).
 	 */
-	if (ps->pol_jump || (pending && rate && ps->jump_from)) {
-		measure = predict_policer_measure(delivered, dur_us, dmin, tp->mss_cache);
-		if (predict_policer_jump_keeps(measure, dmin, tp->mss_cache,
+	if (ps->pol_jump ||
+	    (pending && rate && ps->jump_from &&
+	     predict_polmem_worthy(rate, ps->pol_rtt_us, dmin, ps->st.v.rate))) {
+		if (bound && predict_policer_jump_keeps(measure, dmin, tp->mss_cache,
 					       cubic_tun_predict_margin(t), tp->snd_ssthresh) &&
 		    predict_polmem_worthy(measure, ps->pol_rtt_us, dmin, ps->st.v.rate))
 			polmem_store(sk, measure, dmin, false);
+		else
+			polmem_store(sk, 0, dmin, false);
 		ps->pol_jump = 0;
 	}
 	if (!rate)
@@ -774,6 +802,8 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 		e->flags |= CUBIC_EV_PREDICT_PACED;
 	if (ps->cap_applied)
 		e->flags |= CUBIC_EV_PREDICT_CAPPED;
+	if (ps->polmem_no_jump)
+		e->flags |= CUBIC_EV_PREDICT_NO_JUMP;
 	pr = &ps->st.v;
 	e->predict_rate = pr->rate;
 	e->predict_mean_rate = pr->mean_rate;

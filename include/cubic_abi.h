@@ -115,6 +115,8 @@ enum {
 #define CUBIC_EV_PREDICT_CAPPED 0x10000
 /* hystart=predict, but the flow has no socket storage for it: Linux HyStart decided */
 #define CUBIC_EV_PREDICT_NO_STORAGE 0x4000
+/* a policer met here after a jump, its rate unmeasured: PREDICT did not jump (predict_polmem_no_jump()) */
+#define CUBIC_EV_PREDICT_NO_JUMP 0x20000
 
 /* The reasons after which slow start is over. */
 enum {
@@ -358,6 +360,7 @@ struct cubic_info {
 	VIEW(predict_paced, FLAG, CUBIC_EV_PREDICT_PACED) /* PREDICT turned pacing on */          \
 	VIEW(predict_capped, FLAG, CUBIC_EV_PREDICT_CAPPED) /* and capped it during the fill */     \
 	VIEW(predict_no_storage, FLAG, CUBIC_EV_PREDICT_NO_STORAGE)                                \
+	VIEW(predict_no_jump, FLAG, CUBIC_EV_PREDICT_NO_JUMP) /* a policer remembered held it */  \
 	U32(samples, NUM, s->sample_cnt)		 /* RTT samples in this round */           \
 	U32(rounds, NUM, s->rounds)			 /* HyStart rounds since the flow began */ \
 	U64(since_start_us, NUM, tp->tcp_mstamp - s->start_us) /* since the flow's init */        \

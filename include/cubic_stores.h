@@ -74,7 +74,8 @@ struct predict_store {
 	 * end, from the recovery's own measure (predict_policer_measure())
 	 */
 	__u8 pol_jump;
-	__u8 pad3;
+	/* the memory held the jump back (predict_polmem_no_jump(); the record's predict_no_jump) */
+	__u8 polmem_no_jump;
 	__u32 pol_cwnd;
 	__u32 pol_lost_base;
 	__u32 pad4;

@@ -46,9 +46,12 @@ static void describe(FILE *f)
 		"the line rate, for %d s. One line each: instance, network namespace ('-':\n"
 		"cubicctl's own; 'cookie:N' for one not named in " NETNS_DIR "), destination,\n"
 		"the policed rate, the delay_min it was met at, its age, the seconds it has left\n"
-		"and how many flows met it there. --forget ADDR drops a destination's entries\n"
-		"('all': every one), so that its next flow measures the path afresh. Under\n"
-		"--json one document: {\"policers\": [...]}, or {\"forgot\": N}.\n",
+		"and how many flows met it there. A rate 'unmeasured(no-jump)' is a policer a\n"
+		"flow met after a jump (predict_jump) and could not measure: the next flows\n"
+		"there do not jump, and the first to meet it without one sets the rate.\n"
+		"--forget ADDR drops a destination's entries ('all': every one), so that its\n"
+		"next flow measures the path afresh. Under --json one document:\n"
+		"{\"policers\": [...]}, or {\"forgot\": N}.\n",
 		PREDICT_POLMEM_S);
 }
 
@@ -88,9 +91,10 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+/* an entry with no rate is in force too: it holds the jump back (predict_polmem_no_jump()) */
 static bool in_force(const struct predict_polmem *m, __u64 now)
 {
-	return m->rate && now >= m->at_ns &&
+	return now >= m->at_ns &&
 	       now - m->at_ns <= (__u64)PREDICT_POLMEM_S * 1000000000ULL;
 }
 
@@ -205,15 +209,20 @@ static void dest_str(const struct polmem_key *k, char *buf, size_t len)
 static void print_text(const struct pol_row *r, char (*names)[CUBIC_NAME_MAX],
 		       const char *nsname, __u64 now)
 {
-	char dst[INET6_ADDRSTRLEN], nsbuf[40];
+	char dst[INET6_ADDRSTRLEN], nsbuf[40], rate[40];
 	double age = (double)(now - r->m.at_ns) / 1e9;
 
 	if (!nsname)
 		snprintf(nsbuf, sizeof(nsbuf), "cookie:%llu", (unsigned long long)r->k.net_cookie);
 	dest_str(&r->k, dst, sizeof(dst));
-	printf("%s %s %s rate:%.2fMbit/s delay_min:%.3fms age:%.0fs expires_in:%.0fs flows:%u\n",
-	       names[r->instance], !nsname ? nsbuf : nsname[0] ? nsname : "-", dst,
-	       (double)r->m.rate * 8 / 1e6, r->m.delay_min / 1000.0, age,
+	/* no rate: met after a jump and not measured; the next flows do not jump */
+	if (r->m.rate)
+		snprintf(rate, sizeof(rate), "%.2fMbit/s", (double)r->m.rate * 8 / 1e6);
+	else
+		snprintf(rate, sizeof(rate), "unmeasured(no-jump)");
+	printf("%s %s %s rate:%s delay_min:%.3fms age:%.0fs expires_in:%.0fs flows:%u\n",
+	       names[r->instance], !nsname ? nsbuf : nsname[0] ? nsname : "-", dst, rate,
+	       r->m.delay_min / 1000.0, age,
 	       PREDICT_POLMEM_S - age > 0 ? PREDICT_POLMEM_S - age : 0, r->m.flows);
 }
 
@@ -231,6 +240,7 @@ static void print_json(struct json *j, const struct pol_row *r, char (*names)[CU
 	json_str(j, "family", r->k.family == AF_INET6 ? "ipv6" : "ipv4");
 	json_str(j, "daddr", dst);
 	json_u64(j, "rate", r->m.rate);
+	json_bool(j, "no_jump", !r->m.rate);
 	json_u64(j, "delay_min_us", r->m.delay_min);
 	json_double(j, "age_s", age, 1);
 	json_double(j, "expires_in_s", PREDICT_POLMEM_S - age > 0 ? PREDICT_POLMEM_S - age : 0, 1);

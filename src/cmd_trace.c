@@ -253,6 +253,9 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 	else if (off < len && e->predict_jump)
 		off += (size_t)snprintf(buf + off, len - off, ", jump to %u not made (not paced)",
 					e->predict_jump);
+	else if (off < len && e->flags & CUBIC_EV_PREDICT_NO_JUMP)
+		off += (size_t)snprintf(buf + off, len - off,
+					", no jump: a policer met before, after a jump");
 	if (off < len && e->predict_jump_rtt_us)
 		off += (size_t)snprintf(buf + off, len - off,
 					", a queue in the jump: 8 RTTs in a row above %.2f ms",

@@ -891,6 +891,32 @@ TEST(the_policer_remembered)
 }
 
 /*
+ * Remembered without a rate (a policer met after a jump, not measured): no
+ * target, and the next flow on the same path within PREDICT_POLMEM_S does
+ * not jump; a delay_min beyond a factor of 2, an old memory, one from the
+ * future, one with a rate (its target decides, and no jump then either) or
+ * nothing remembered: the jump stands.
+ */
+TEST(a_policer_remembered_without_a_rate_holds_the_jump_back)
+{
+	const __u64 s = 1000000000ULL;
+	struct predict_polmem m = { .rate = 0, .at_ns = 100 * s, .delay_min = DMIN, .flows = 1 };
+
+	CHECK_EQ(predict_polmem_target(&m, 110 * s, 1000000, DMIN, MSS, 30), 0);
+	CHECK_EQ(predict_polmem_no_jump(&m, 110 * s, DMIN), 1);
+	CHECK_EQ(predict_polmem_no_jump(&m, 110 * s, DMIN / 2), 1);
+	CHECK_EQ(predict_polmem_no_jump(&m, 110 * s, DMIN * 2), 1);
+	CHECK_EQ(predict_polmem_no_jump(&m, 110 * s, DMIN / 2 - 1), 0);
+	CHECK_EQ(predict_polmem_no_jump(&m, 110 * s, DMIN * 2 + 1), 0);
+	CHECK_EQ(predict_polmem_no_jump(&m, (100 + PREDICT_POLMEM_S) * s, DMIN), 1);
+	CHECK_EQ(predict_polmem_no_jump(&m, (100 + PREDICT_POLMEM_S) * s + 1, DMIN), 0);
+	CHECK_EQ(predict_polmem_no_jump(&m, 99 * s, DMIN), 0);
+	CHECK_EQ(predict_polmem_no_jump(NULL, 110 * s, DMIN), 0);
+	m.rate = 250000;
+	CHECK_EQ(predict_polmem_no_jump(&m, 110 * s, DMIN), 0);
+}
+
+/*
  * Its confirmation at the remembering flow's first loss: no queue (RTT
  * within 1/8 of delay_min) and less delivered than remembered (200,000
  * against 250,000 B/s): the lower rate is kept, its BDP (21) the ssthresh.
@@ -951,6 +977,26 @@ TEST(the_jumps_measure_is_kept_only_when_the_policer_limited_it)
 	CHECK_EQ(predict_policer_jump_keeps(2896000, DMIN, 1448, 30, 100), 0);
 	CHECK_EQ(predict_policer_jump_keeps(0, DMIN, 1448, 30, 207), 0);
 	CHECK_EQ(predict_policer_jump_keeps(2896000, DMIN, 1448, 30, 0), 0);
+}
+
+/*
+ * The measure is the policer's when the recovery lost at least half the
+ * window's excess over its BDP: 1,448,000 B/s at 100 ms is 100 packets, so
+ * from cwnd 300, 100 lost or more (eval's policers: 82 of 150, 130 of 250);
+ * 99 lost, or a slow start's few behind a small bucket (3 of 61 with its own
+ * delivery, half its window): not bound. A measure at or above the window,
+ * none, or no window: 0.
+ */
+TEST(the_policer_bound_the_flow)
+{
+	CHECK_EQ(predict_policer_bound(100, 300, 1448000, DMIN, 1448), 1);
+	CHECK_EQ(predict_policer_bound(250, 300, 1448000, DMIN, 1448), 1);
+	CHECK_EQ(predict_policer_bound(99, 300, 1448000, DMIN, 1448), 0);
+	CHECK_EQ(predict_policer_bound(3, 61, 434400, DMIN, 1448), 0);
+	CHECK_EQ(predict_policer_bound(16, 61, 434400, DMIN, 1448), 1);
+	CHECK_EQ(predict_policer_bound(500, 100, 1448000, DMIN, 1448), 0);
+	CHECK_EQ(predict_policer_bound(500, 300, 0, DMIN, 1448), 0);
+	CHECK_EQ(predict_policer_bound(500, 0, 1448000, DMIN, 1448), 0);
 }
 
 /*
@@ -1272,9 +1318,11 @@ int main(void)
 	RUN(the_policer_after_the_exit);
 	RUN(the_policer_worth_remembering);
 	RUN(the_policer_remembered);
+	RUN(a_policer_remembered_without_a_rate_holds_the_jump_back);
 	RUN(the_policer_measured_over_its_recovery);
 	RUN(the_recoverys_measure_after_a_jump);
 	RUN(the_jumps_measure_is_kept_only_when_the_policer_limited_it);
+	RUN(the_policer_bound_the_flow);
 	RUN(the_policer_decided_over_its_recovery);
 	RUN(the_policer_confirmed_lower);
 	RUN(the_share_check);
