@@ -136,6 +136,12 @@ def test_policer_remembered():
     fl[3]["bpf_predict_policer_memory"] = 0
     md = analyze.realpath_md(fl)
     check("2 of 3 remembered", (row(md, "policer", "pred") or [""] * 11)[10] == "2")
+    # a jump held back by a policer remembered without a rate counts too
+    fl[3]["bpf_predict_no_jump"] = True
+    md = analyze.realpath_md(fl)
+    check("and one held back: 3", (row(md, "policer", "pred") or [""] * 11)[10] == "3")
+    fl[3]["bpf_predict_no_jump"] = False
+    md = analyze.realpath_md(fl)
     check("cubic: none", (row(md, "policer", "cubic") or [""] * 11)[10] == "0")
     check("and judged on all its flows: no worse",
           (row(md, "policer", "pred") or [""] * 11)[8] == "no worse")
