@@ -52,6 +52,20 @@ pol_exit() {
 }
 
 
+# policed_path SUFFIX BUCKET PRESET TRACE: eval's pol100_40 link (100 Mbit/s,
+# 40 ms, 1 BDP) behind a 20 Mbit/s policer with BUCKET, as JPATH (an iperf3
+# server on its receiver), the test's instance loaded with PRESET and traced
+# (--json) into TRACE
+policed_path() {
+	JPATH="${P}$1"
+	path_up "$JPATH" 100mbit 40ms 1bdp --policer "20mbit:$2"
+	netns_iperf_server "$JPATH-rcv" 5201
+	"$CUBICCTL" load --name "$NAME" --preset "$3"
+	"$CUBICCTL" trace --name "$NAME" --json >"$4" 2>/dev/null &
+	TRACE_PID=$!
+	sleep 0.5
+}
+
 # capflow OUT RATE: idleflow.py's capflow (2 s) to the sink, traced
 capflow() {
 	"$CUBICCTL" trace --name "$NAME" --json --port "$SINK_PORT" >"$BATS_TEST_TMPDIR/$1.trace" 2>/dev/null &
@@ -339,13 +353,7 @@ host_decided() {
 	# eval's pol100_40: 100 Mbit/s, 40 ms, policed at 20 Mbit/s with a 100 kB
 	# bucket (policed BDP 67 packets); the bucket lets the first rounds through
 	# at the line rate, so PREDICT believes the line rate (BDP 333)
-	JPATH="${P}p"
-	path_up "$JPATH" 100mbit 40ms 1bdp --policer 20mbit:100kb
-	netns_iperf_server "$JPATH-rcv" 5201
-	"$CUBICCTL" load --name "$NAME" --preset predict
-	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/pol.trace" 2>/dev/null &
-	TRACE_PID=$!
-	sleep 0.5
+	policed_path p 100kb predict "$BATS_TEST_TMPDIR/pol.trace"
 	exit_of() { pol_exit "$1" "$BATS_TEST_TMPDIR/pol.trace"; }
 	# A first flow's loss is recognised as the policer's when the kernel has
 	# marked at least 4 packets lost as it asks for ssthresh, and kept when the
@@ -432,13 +440,7 @@ host_decided() {
 	# own and the policer's loss comes in congestion avoidance, where the
 	# answer after the exit (predict_policer_after_exit()) recognises it: no
 	# queue, 4 lost or more, a delivery below 3/4 of the believed rate
-	JPATH="${P}q"
-	path_up "$JPATH" 100mbit 40ms 1bdp --policer 20mbit:300kb
-	netns_iperf_server "$JPATH-rcv" 5201
-	"$CUBICCTL" load --name "$NAME" --preset predict
-	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/q.trace" 2>/dev/null &
-	TRACE_PID=$!
-	sleep 0.5
+	policed_path q 300kb predict "$BATS_TEST_TMPDIR/q.trace"
 	# A flow whose slow start a loss ended (the bucket ran dry in the fill)
 	# may be remembered by the first answer instead: that memory is
 	# forgotten (cubicctl policers --forget) and the next flow meets the
@@ -497,13 +499,7 @@ host_decided() {
 	# (predict_policer_jump_keeps()). So the policer is remembered without a
 	# rate, and the next flow does not jump (in eval runs the jump flows lost
 	# 94-106 segments, the flows after them 3)
-	JPATH="${P}b"
-	path_up "$JPATH" 100mbit 40ms 1bdp --policer 20mbit:30kb
-	netns_iperf_server "$JPATH-rcv" 5201
-	"$CUBICCTL" load --name "$NAME" --preset predict-jump
-	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/b.trace" 2>/dev/null &
-	TRACE_PID=$!
-	sleep 0.5
+	policed_path b 30kb predict-jump "$BATS_TEST_TMPDIR/b.trace"
 	# a loaded machine spoils a train now and then (HyStart decides, no
 	# jump): flows until one that jumped left the mark, at most 4
 	found=
