@@ -707,11 +707,11 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	bound = predict_policer_bound(lost, ps->pol_cwnd, measure, dmin, tp->mss_cache);
 	rate = 0;
 	if (bound && pending)
-		rate = predict_policer_pending(lost, delivered, dur_us, dmin, tp->mss_cache,
+		rate = predict_policer_pending(lost, measure, dmin, tp->mss_cache,
 					       cubic_tun_predict_margin(t), kept, ps->pol_cwnd,
 					       pending == 2 ? ps->st.v.rate : 0);
 	else if (bound)
-		rate = predict_policer_recovered(delivered, dur_us, dmin, tp->mss_cache, kept);
+		rate = predict_policer_recovered(measure, kept);
 	/* the rate remembered at the loss, contradicted: the next flow measures afresh */
 	if (!bound && ps->pol_stored) {
 		polmem_forget(sk);

@@ -1203,15 +1203,12 @@ static inline int predict_policer_jump_keeps(__u64 measure, __u32 delay_min, __u
  * The policer answer's rate, measured again at the recovery's end
  * (predict_policer_measure()). The rate sample at the loss, over the round
  * before it, still carried the bucket's tokens: 6.2 MB/s behind a 2.5 MB/s
- * policer with a 300 kB bucket, after PREDICT's exit. Returns the rate to
- * keep instead (bytes/s) when it is lower than kept, at most halving it (one
- * measure), else 0.
+ * policer with a 300 kB bucket, after PREDICT's exit. rate: the measure
+ * (bytes/s, 0: none). Returns the rate to keep instead (bytes/s) when it is
+ * lower than kept, at most halving it (one measure), else 0.
  */
-static inline __u64 predict_policer_recovered(__u32 delivered, __u64 dur_us, __u32 delay_min,
-					      __u32 mss, __u64 kept)
+static inline __u64 predict_policer_recovered(__u64 rate, __u64 kept)
 {
-	__u64 rate = predict_policer_measure(delivered, dur_us, delay_min, mss);
-
 	if (!rate || !kept || rate >= kept)
 		return 0;
 	return rate > kept / 2 ? rate : kept / 2;
@@ -1222,19 +1219,16 @@ static inline __u64 predict_policer_recovered(__u32 delivered, __u64 dur_us, __u
  * lost (fewer than PREDICT_POLICER_LOST marked as the kernel asked for
  * ssthresh: RACK had not marked more yet; eval's pol50_80 met it in 3 of 4
  * flows). Decided when the recovery ends, from the whole recovery: at least
- * PREDICT_POLICER_LOST lost over it (lost), and a delivery over it (as
- * predict_policer_recovered(), sample the rate at the loss) whose BDP is still
+ * PREDICT_POLICER_LOST lost over it (lost), and a delivery over it (rate,
+ * predict_policer_measure(); sample: the rate at the loss) whose BDP is still
  * under half the window at the loss (cwnd), or, after PREDICT's own exit
  * (estimate: the rate it believed), below 3/4 of that estimate. A random loss
  * loses one or two, and its recovery delivers the window in flight at the
  * path's rate. Returns the rate to settle at (bytes/s), else 0.
  */
-static inline __u64 predict_policer_pending(__u32 lost, __u32 delivered, __u64 dur_us,
-					    __u32 delay_min, __u32 mss, __u32 margin,
-					    __u64 sample, __u32 cwnd, __u64 estimate)
+static inline __u64 predict_policer_pending(__u32 lost, __u64 rate, __u32 delay_min, __u32 mss,
+					    __u32 margin, __u64 sample, __u32 cwnd, __u64 estimate)
 {
-	__u64 rate = predict_policer_measure(delivered, dur_us, delay_min, mss);
-
 	if (lost < PREDICT_POLICER_LOST || !rate || sample >= (1ULL << 40))
 		return 0;
 	if (estimate ? rate * 4 >= estimate * 3 :

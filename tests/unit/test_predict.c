@@ -17,6 +17,8 @@
 
 #define MSS  1000U
 #define DMIN 100000U
+/* predict_policer_measure(): packets delivered over us */
+#define MEAS(d, us)		  predict_policer_measure(d, us, DMIN, 1448)
 
 struct feeder {
 	struct predict_state s;
@@ -933,14 +935,14 @@ TEST(a_policer_remembered_without_a_rate_holds_the_jump_back)
  */
 TEST(the_policer_measured_over_its_recovery)
 {
-	CHECK_EQ(predict_policer_recovered(200, 100000, DMIN, 1448, 4000000), 2896000);
-	CHECK_EQ(predict_policer_recovered(50, 100000, DMIN, 1448, 4000000), 2000000);
-	CHECK_EQ(predict_policer_recovered(300, 100000, DMIN, 1448, 4000000), 0);
-	CHECK_EQ(predict_policer_recovered(100, 49999, DMIN, 1448, 4000000), 0);
-	CHECK_EQ(predict_policer_recovered(100, 50000, DMIN, 1448, 4000000), 2896000);
-	CHECK_EQ(predict_policer_recovered(0, 100000, DMIN, 1448, 4000000), 0);
-	CHECK_EQ(predict_policer_recovered(200, 100000, DMIN, 1448, 0), 0);
-	CHECK_EQ(predict_policer_recovered(200, 100000, 0, 1448, 4000000), 0);
+	CHECK_EQ(predict_policer_recovered(MEAS(200, 100000), 4000000), 2896000);
+	CHECK_EQ(predict_policer_recovered(MEAS(50, 100000), 4000000), 2000000);
+	CHECK_EQ(predict_policer_recovered(MEAS(300, 100000), 4000000), 0);
+	CHECK_EQ(predict_policer_recovered(MEAS(100, 49999), 4000000), 0);
+	CHECK_EQ(predict_policer_recovered(MEAS(100, 50000), 4000000), 2896000);
+	CHECK_EQ(predict_policer_recovered(MEAS(0, 100000), 4000000), 0);
+	CHECK_EQ(predict_policer_recovered(MEAS(200, 100000), 0), 0);
+	CHECK_EQ(predict_policer_recovered(predict_policer_measure(200, 100000, 0, 1448), 4000000), 0);
 }
 
 /*
@@ -1013,18 +1015,18 @@ TEST(the_policer_decided_over_its_recovery)
 {
 	__u32 t = predict_target_of(2896000, DMIN, 1448, 30);
 
-	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 4000000, 500, 0), 2896000);
-	CHECK_EQ(predict_policer_pending(3, 200, 100000, DMIN, 1448, 30, 4000000, 500, 0), 0);
-	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 4000000, t * 2, 0), 0);
-	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 4000000, t * 2 + 1, 0),
+	CHECK_EQ(predict_policer_pending(4, MEAS(200, 100000), DMIN, 1448, 30, 4000000, 500, 0), 2896000);
+	CHECK_EQ(predict_policer_pending(3, MEAS(200, 100000), DMIN, 1448, 30, 4000000, 500, 0), 0);
+	CHECK_EQ(predict_policer_pending(4, MEAS(200, 100000), DMIN, 1448, 30, 4000000, t * 2, 0), 0);
+	CHECK_EQ(predict_policer_pending(4, MEAS(200, 100000), DMIN, 1448, 30, 4000000, t * 2 + 1, 0),
 		 2896000);
-	CHECK_EQ(predict_policer_pending(4, 200, 49999, DMIN, 1448, 30, 4000000, 500, 0), 0);
-	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 4000000, 0, 8000000),
+	CHECK_EQ(predict_policer_pending(4, MEAS(200, 49999), DMIN, 1448, 30, 4000000, 500, 0), 0);
+	CHECK_EQ(predict_policer_pending(4, MEAS(200, 100000), DMIN, 1448, 30, 4000000, 0, 8000000),
 		 2896000);
-	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 4000000, 0, 3861333), 0);
-	CHECK_EQ(predict_policer_pending(4, 200, 100000, DMIN, 1448, 30, 2000000, 5000, 0), 2000000);
-	CHECK_EQ(predict_policer_pending(4, 50, 100000, DMIN, 1448, 30, 4000000, 500, 0), 2000000);
-	CHECK_EQ(predict_policer_pending(4, 0, 100000, DMIN, 1448, 30, 4000000, 500, 0), 0);
+	CHECK_EQ(predict_policer_pending(4, MEAS(200, 100000), DMIN, 1448, 30, 4000000, 0, 3861333), 0);
+	CHECK_EQ(predict_policer_pending(4, MEAS(200, 100000), DMIN, 1448, 30, 2000000, 5000, 0), 2000000);
+	CHECK_EQ(predict_policer_pending(4, MEAS(50, 100000), DMIN, 1448, 30, 4000000, 500, 0), 2000000);
+	CHECK_EQ(predict_policer_pending(4, MEAS(0, 100000), DMIN, 1448, 30, 4000000, 500, 0), 0);
 }
 
 TEST(the_policer_confirmed_lower)
