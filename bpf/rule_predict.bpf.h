@@ -647,10 +647,15 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			 * policed rate (pol100_40_b30, pol50_80: later flows'
 			 * exits at 0.34 and 0.61 of its BDP), where without one
 			 * it read 1.0-1.5 of it. The recovery's own measure is
-			 * kept then, at its end (predict_recovered()).
+			 * kept then, at its end (predict_recovered()), and the
+			 * sample's share of the estimate is not asked: behind
+			 * pol100_40_b30 one read 1/17 of the line rate it jumped
+			 * to, and the next flow jumped into the bucket again. The
+			 * measure answers for the rate; the loss's RTT still has
+			 * to say no queue.
 			 */
 			if (predict_polmem_worthy(keep, ps->pol_rtt_us, ca_state(sk)->delay_min,
-						  ps->st.v.rate)) {
+						  ps->jump_from ? 0 : ps->st.v.rate)) {
 				if (ps->jump_from) {
 					ps->pol_jump = 1;
 				} else {
@@ -720,15 +725,16 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	/*
 	 * After a jump, the memory is the recovery's measure alone (the sample
 	 * at the loss, which kept and rate are bounded by, read low after one),
-	 * once the answer is settled: marked so at the loss, or decided now;
-	 * and only when the policer limited it, not the recovery's own window
+	 * once the answer is settled: marked so at the loss, or decided now
+	 * (with no queue at the loss; its sample's share of the estimate is
+	 * not asked after a jump, see predict_loss()); and only when the policer limited it, not the recovery's own window
 	 * (predict_policer_jump_keeps()). When the window did, the policer is
 	 * remembered without a rate: the next flows do not jump
 	 * (predict_polmem_no_jump()).
 	 */
 	if (ps->pol_jump ||
 	    (pending && rate && ps->jump_from &&
-	     predict_polmem_worthy(rate, ps->pol_rtt_us, dmin, ps->st.v.rate))) {
+	     predict_polmem_worthy(rate, ps->pol_rtt_us, dmin, 0))) {
 		if (bound && predict_policer_jump_keeps(measure, dmin, tp->mss_cache,
 					       cubic_tun_predict_margin(t), tp->snd_ssthresh) &&
 		    predict_polmem_worthy(measure, ps->pol_rtt_us, dmin, ps->st.v.rate))

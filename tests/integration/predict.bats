@@ -66,6 +66,21 @@ policed_path() {
 	sleep 0.5
 }
 
+# check_no_jump_mark REC POL: the flow REC left the policer POL without a
+# rate. It jumped and was not held back by a memory; its answer settled at
+# the loss (predict_policer, the window) or, with fewer than 4 marked lost
+# then, at the recovery's end, after the record (predict_policer 0, and the
+# retreat's window instead). The entry is this path's, listed as such.
+check_no_jump_mark() {
+	jq -e '.predict_jump_from > 0 and .predict_policer_memory == 0 and
+		(.predict_policer > 0 or .predict_retreat > 0) and .retx > 20' <<<"$1"
+	jq -e --arg ns "$JPATH-snd" '.policers[0] | .netns == $ns and .daddr == "10.77.2.2" and
+		.rate == 0 and .flows == 1 and .expires_in_s > 200' <<<"$2"
+	run "$CUBICCTL" policers --name "$NAME"
+	[ "$status" -eq 0 ]
+	[[ $output == "$NAME $JPATH-snd 10.77.2.2 rate:unmeasured(no-jump) delay_min:"*"ms age:"* ]]
+}
+
 # capflow OUT RATE: idleflow.py's capflow (2 s) to the sink, traced
 capflow() {
 	"$CUBICCTL" trace --name "$NAME" --json --port "$SINK_PORT" >"$BATS_TEST_TMPDIR/$1.trace" 2>/dev/null &
@@ -500,36 +515,43 @@ host_decided() {
 	# rate, and the next flow does not jump (in eval runs the jump flows lost
 	# 94-106 segments, the flows after them 3)
 	policed_path b 30kb predict-jump "$BATS_TEST_TMPDIR/b.trace"
-	# a loaded machine spoils a train now and then (HyStart decides, no
-	# jump): flows until one that jumped left the mark, at most 4
+	# A loaded machine spoils a train now and then (HyStart decides, no
+	# jump). Flows until one that jumped leaves the mark; then the next
+	# flow, which must not jump. Its own train may be spoiled too: then it
+	# had nothing to hold back, and its loss may have put a rate in the
+	# entry, so the memory is forgotten and it starts again. At most 7.
 	found=
-	for i in 1 2 3 4; do
+	jumped=
+	for i in 1 2 3 4 5 6 7; do
 		bulk "$JPATH" "$NAME" 3 "$BATS_TEST_TMPDIR/b$i.json"
 		sleep 0.5
-		jumped=$(pol_exit "$BATS_TEST_TMPDIR/b$i.json" "$BATS_TEST_TMPDIR/b.trace")
+		rec=$(pol_exit "$BATS_TEST_TMPDIR/b$i.json" "$BATS_TEST_TMPDIR/b.trace")
 		pol=$("$CUBICCTL" -j policers --name "$NAME")
-		echo "flow $i: $jumped; $pol"
-		if jq -e '.policers | length == 1 and .[0].no_jump' <<<"$pol" >/dev/null; then
-			found=$i
-			break
+		echo "flow $i: $rec; $pol"
+		if [ -z "$jumped" ]; then
+			if jq -e '.policers | length == 1 and .[0].no_jump' <<<"$pol" >/dev/null; then
+				jumped=$rec
+				check_no_jump_mark "$jumped" "$pol"
+				continue
+			fi
+		else
+			# the flow after the mark never jumps
+			jq -e '.predict_jump_from == 0 and .predict_jump == 0' <<<"$rec"
+			if jq -e '.predict_target > 0' <<<"$rec" >/dev/null; then
+				found=$i
+				break
+			fi
+			jumped=
 		fi
 		"$CUBICCTL" policers --name "$NAME" --forget all
 	done
-	[ -n "$found" ]
-	jq -e '.predict_jump_from > 0 and .predict_policer > 0 and .predict_policer_memory == 0' <<<"$jumped"
-	jq -e --arg ns "$JPATH-snd" '.policers[0] | .netns == $ns and .daddr == "10.77.2.2" and
-		.rate == 0 and .flows == 1 and .expires_in_s > 200' <<<"$pol"
-	run "$CUBICCTL" policers --name "$NAME"
-	[ "$status" -eq 0 ]
-	[[ $output == "$NAME $JPATH-snd 10.77.2.2 rate:unmeasured(no-jump) delay_min:"*"ms age:"* ]]
-	bulk "$JPATH" "$NAME" 3 "$BATS_TEST_TMPDIR/next.json"
-	sleep 0.5
 	kill -INT "$TRACE_PID"
 	wait "$TRACE_PID" || true
 	TRACE_PID=
-	rec=$(pol_exit "$BATS_TEST_TMPDIR/next.json" "$BATS_TEST_TMPDIR/b.trace")
+	[ -n "$found" ]
 	echo "next flow: $rec"
-	# held back by the memory: no jump, and under half the jump's losses
-	jq -e '.predict_no_jump and .predict_jump_from == 0 and .predict_jump == 0' <<<"$rec"
+	# its believed estimate was held back by the memory: no jump, and under
+	# half the jump's losses
+	jq -e '.predict_no_jump' <<<"$rec"
 	jq -e --argjson j "$jumped" '.retx * 2 < $j.retx' <<<"$rec"
 }
