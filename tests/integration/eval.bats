@@ -692,21 +692,22 @@ band_flow() {
 	[ -z "$output" ]
 }
 
-@test "eval: the policer sweep's scenarios run only when --scenarios names them" {
+@test "eval: the policer sweep is in the default matrix, its 1 MB bucket only when --scenarios names it" {
 	run "$RUN" --list
 	[ "$status" -eq 0 ]
-	# the default matrix (the scenarios above the named-only header) has none of them
+	# the default matrix (the scenarios above the named-only header)
 	default=$(sed -n '/^scenarios (id/,/^scenarios run only/p' <<<"$output")
 	named=$(sed -n '/^scenarios run only/,/^algorithms/p' <<<"$output")
-	grep -q '^  pol100_40 ' <<<"$default"
-	for s in pol100_40_b30 pol100_40_b300 pol100_40_b1m pol100_40_r50 pol100_20 pol50_80; do
-		! grep -q "^  $s " <<<"$default"
-		grep -q "^  $s .*police=" <<<"$named"
+	for s in pol100_40 pol100_40_b30 pol100_40_b300 pol100_40_r50 pol100_20 pol50_80; do
+		grep -q "^  $s .*police=" <<<"$default"
+		! grep -q "^  $s " <<<"$named"
 	done
-	# named, they run, with the core algorithms
-	run "$RUN" --list --scenarios "pol50_80 pol100_40"
+	! grep -q '^  pol100_40_b1m ' <<<"$default"
+	grep -q '^  pol100_40_b1m .*police=20mbit:1mb' <<<"$named"
+	# named, it runs, with the core algorithms
+	run "$RUN" --list --scenarios "pol100_40_b1m pol100_40"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"pol50_80       50mbit   80ms"*"police=10mbit:50kb"*"bpf_predict"* ]]
+	[[ "$output" == *"pol100_40_b1m  100mbit  40ms"*"police=20mbit:1mb"*"bpf_predict"* ]]
 	[[ "$output" != *"scenarios run only"* ]]
 	run "$RUN" --list --scenarios "pol50_80 pol50_81"
 	[ "$status" -eq 2 ]
