@@ -150,13 +150,13 @@ count() { # SCENARIO ALGORITHM
 
 # probe_file FILE CWND SSTHRESH: a tcp_probe trace of one flow towards port
 # 25000, 40 ACKs of growing cwnd, the 31st with CWND and SSTHRESH (%.0f: mawk's
-# %d stops at 2^31 - 1)
+# %d stops at 2^31 - 1), srtt 11.3 ms (s2011's RTT)
 probe_file() {
 	awk -v c="$2" -v s="$3" 'BEGIN {
 		for (i = 0; i < 40; i++) {
 			cw = 10 + i * 5; ss = 2147483647
 			if (i == 30) { cw = c; ss = s }
-			printf "          iperf3-1234    (   1234) [001] ..s1.  %.6f: tcp_probe: family=AF_INET src=10.77.1.1:40000 dest=10.77.2.2:25000 mark=0x0 data_len=0 snd_nxt=0x10 snd_una=0x%x snd_cwnd=%.0f ssthresh=%.0f snd_wnd=100000 srtt=11000 rcv_wnd=65535 sock_cookie=1\n", 100 + i * 0.002, i * 1448, cw, ss
+			printf "          iperf3-1234    (   1234) [001] ..s1.  %.6f: tcp_probe: family=AF_INET src=10.77.1.1:40000 dest=10.77.2.2:25000 mark=0x0 data_len=0 snd_nxt=0x10 snd_una=0x%x snd_cwnd=%.0f ssthresh=%.0f snd_wnd=100000 srtt=11300 rcv_wnd=65535 sock_cookie=1\n", 100 + i * 0.002, i * 1448, cw, ss
 		}
 	}' >"$1"
 }
@@ -220,6 +220,46 @@ analyze_flow() {
 	echo "$output" | tail -3
 	[ "$status" -eq 0 ]
 	! grep -q 'IMPOSSIBLE WINDOW' <<<"$output"
+}
+
+@test "eval: an RTT below the path's fails the flow loudly: a record's delay_min, a timestamp sample's floor, tcp_probe's srtt" {
+	echo "scenario,algorithm,rep,t_s,cwnd,ssthresh_finite" >"$BATS_TEST_TMPDIR/cwnd.csv"
+	probe_file "$BATS_TEST_TMPDIR/ok.txt" 160 112
+	# short_rtt DELAY_MIN_US: a flow on the 11.3 ms path whose exit record read it
+	short_rtt() {
+		printf '{"record":"exit","sport":40000,"reason":"loss","cwnd":160,"delay_min_us":%s,"since_start_us":1000}\n' \
+			"$1" >"$BATS_TEST_TMPDIR/bpf.jsonl"
+		synth_analyze "$BATS_TEST_TMPDIR/ok.txt" --scenario s2011 --algorithm bpf_off --kind bpf --arg off \
+			--rep 1 --rate 200mbit --rtt 11.3ms --buffer 1bdp --bdp-pkts 188 --buffer-pkts 189 \
+			--cwnd-csv "$BATS_TEST_TMPDIR/cwnd.csv"
+	}
+	# the path's own RTT and above pass, and within the base's slack
+	for us in 11300 11450 11201; do
+		run short_rtt "$us"
+		[ "$status" -eq 0 ]
+		[ "$(jq -r '.rtt_below_path' <<<"${lines[0]}")" = null ]
+	done
+	# 0.15 ms below (the base read high, 2026-12-06): exit 5 after the record,
+	# one message naming the flow, the source and the value
+	run short_rtt 11150
+	echo "$output"
+	[ "$status" -eq 5 ]
+	[ "$(jq -c '.rtt_below_path' <<<"${lines[0]}")" = '{"what":"record loss delay_min_us","us":11150,"floor_us":11200}' ]
+	[[ $output == *"RTT BELOW THE PATH'S: s2011 bpf_off rep 1 (sport 40000): record loss delay_min_us 11150 us, where the path's 11.3 ms allows 11200 us at least"* ]]
+	# a timestamp sample (whole milliseconds) may read the RTT's floor, not below
+	run short_rtt 11000
+	[ "$status" -eq 0 ]
+	run short_rtt 10000
+	[ "$status" -eq 5 ]
+	# the kernel's flows: tcp_probe's smoothed RTT (the trace's is 11.3 ms; on
+	# a 12 ms path, 0.6 ms short)
+	: >"$BATS_TEST_TMPDIR/bpf.jsonl"
+	run synth_analyze "$BATS_TEST_TMPDIR/ok.txt" --scenario s2011 --algorithm cubic --kind kernel --arg cubic \
+		--rep 1 --rate 200mbit --rtt 12ms --buffer 1bdp --bdp-pkts 200 --buffer-pkts 200 \
+		--cwnd-csv "$BATS_TEST_TMPDIR/cwnd.csv"
+	echo "$output"
+	[ "$status" -eq 5 ]
+	[[ $output == *"s2011 cubic rep 1 (sport 40000): tcp_probe srtt 11300 us, where the path's 12.0 ms allows 11900 us at least"* ]]
 }
 
 # stall_flow KIND RTT_US [ANALYZE ARGS...]: analyze.py flow on s2011_q25

@@ -209,6 +209,43 @@ def step_late(a, ip, rtt):
     return {"kind": "step_late", "late_us": late, "limit_us": STEP_LATE_US}, late
 
 
+# analyze.py flow: an RTT sample below the path's configured RTT. Every path
+# of the matrix adds to that RTT (queue, jitter, ACK aggregation, a policer's
+# or a trace link's daemon, an RTT step up) and none takes from it, so a flow
+# that measured less found the emulator's base RTT read high (pathemu's
+# calibration) or a datapath fault: either way no figure of the run can be
+# trusted, and the run stops (run.sh), as after an impossible window. Found on
+# 2026-12-06: bulk flows' min_rtt 39.85-39.98 ms on 40 ms paths, and
+# timestamp samples of 39 ms, from a base read up to 0.15 ms high
+# (tools/emu/README.md, "Delay error").
+SHORT_RTT_EXIT = 5
+# the base's own error (the least of 60 pings against a loaded path's least:
+# within ~10 us here), with room
+SHORT_RTT_SLACK_US = 100
+
+
+def rtt_floor_us(rtt_s, value_us, ts=True):
+    """The least RTT (us) a flow may measure on a path of configured RTT rtt_s,
+    for a sample of value_us. A source that can hold one timestamp sample
+    (ts: the least of the kernel's RTT samples) may read a whole number of
+    milliseconds down to the RTT's own millisecond floor: Linux's TSval counts
+    milliseconds, and such a sample is the difference of two floors."""
+    floor = rtt_s * 1e6 - SHORT_RTT_SLACK_US
+    if ts and value_us % 1000 == 0:
+        floor = floor // 1000 * 1000
+    return floor
+
+
+def rtt_below_path(rtt_s, samples):
+    """samples: (what, us, ts) triples, each the least RTT a source saw (us 0
+    or None: none; ts as rtt_floor_us()'s). The first below the path's floor,
+    as {what, us, floor_us}, or None."""
+    for what, us, ts in samples:
+        if us and us < rtt_floor_us(rtt_s, us, ts):
+            return {"what": what, "us": us, "floor_us": int(rtt_floor_us(rtt_s, us, ts))}
+    return None
+
+
 def stall_text(ps):
     """What a path_stall record says, in a few words."""
     if ps.get("kind") == "step_late":
@@ -460,6 +497,14 @@ def flow(a):
             # wrong bdp_est is diagnosed from
             rec["verdict_record"] = v
     rec["bpf_records"] = len(bpf_recs)
+    # ---- the least RTT each source saw, against the path's (SHORT_RTT_EXIT)
+    # (the smoothed RTT moves an eighth of the way to a sample: no timestamp
+    # sample's millisecond floor shows in it)
+    rtt_seen = [("tcp_probe srtt", min((x[5] for x in s if x[5] > 0), default=None), False)]
+    rtt_seen += [(f"record {e.get('reason')} {k}", e.get(k), True) for e in bpf_recs
+                 for k in ("delay_min_us", "round_min_rtt_us")]
+    rtt_seen += [("verdict min_rtt_us", v.get("min_rtt_us"), True) for v in verdicts]
+    rec["rtt_below_path"] = rtt_below_path(rtt, rtt_seen)
     if a.kind == "bpf":
         reason = rec["bpf_reason"] or (vocab.LOSS if exit_t is not None else vocab.NO_EXIT)
     elif exit_t is None:
@@ -585,6 +630,13 @@ def flow(a):
               "the host or the emulator stalled, not the path", file=sys.stderr)
         if a.stall_exit:
             sys.exit(STALL_EXIT)
+    short = rec["rtt_below_path"]
+    if short and not bad:
+        print(f"analyze.py: RTT BELOW THE PATH'S: {a.scenario} {a.algorithm} rep {a.rep} (sport {sport}): "
+              f"{short['what']} {short['us']} us, where the path's {r(rtt * 1e3, 3)} ms allows "
+              f"{short['floor_us']} us at least: the emulator's base RTT (pathemu) or the datapath is wrong",
+              file=sys.stderr)
+        sys.exit(SHORT_RTT_EXIT)
     if bad:
         f0 = rec["impossible_first"]
         print(f"analyze.py: IMPOSSIBLE WINDOW: {a.scenario} {a.algorithm} rep {a.rep} (sport {f0['sport']}): "

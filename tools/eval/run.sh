@@ -368,6 +368,7 @@ POLL_PID=
 PATH_UP=0
 LOADED=()
 IMPOSSIBLE=0
+SHORT_RTT=0
 # tries of a flow whose path stalled (run_flow), tries run again, flows kept stalled
 STALL_TRIES=${EVAL_STALL_TRIES:-3} STALL_RERUNS=0 STALLED_KEPT=0 FLOW_STALLED=0
 # a trace link: where rep R starts the trace (trace_phase)
@@ -397,6 +398,7 @@ cleanup() {
 	done
 	rm -rf "$TMP"
 	[ "$IMPOSSIBLE" = 0 ] || echo "run.sh: stopped after an impossible window (above); results so far in $OUT" >&2
+	[ "$SHORT_RTT" = 0 ] || echo "run.sh: stopped after an RTT below the path's (above); results so far in $OUT" >&2
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -661,6 +663,9 @@ flow_once() {
 	cat "$f.cwnd" >>"$CWND"
 	# an impossible window (analyze.py has named the flow, time and value) ends the run
 	[ "${arc:-0}" != 3 ] || { IMPOSSIBLE=1; exit 3; }
+	# so does an RTT below the path's (analyze.py's SHORT_RTT_EXIT): the
+	# emulator's base RTT or the datapath is wrong, and no figure holds
+	[ "${arc:-0}" != 5 ] || { SHORT_RTT=1; exit 5; }
 	[ "${arc:-0}" = 0 ] || [ "${arc:-0}" = 4 ] || log "analysis of $S_ID $aid rep $rep failed"
 	return 0
 }
