@@ -224,22 +224,31 @@ SHORT_RTT_EXIT = 5
 SHORT_RTT_SLACK_US = 100
 
 
-def rtt_floor_us(rtt_s, value_us, ts=True):
+# rtt_floor_us()'s sources: the least of the kernel's RTT samples (a record's
+# delay_min, the kernel's min_rtt), and a smoothed RTT (tcp_probe's srtt)
+RTT_LEAST, RTT_SMOOTHED = "least", "smoothed"
+
+
+def rtt_floor_us(rtt_s, value_us, kind=RTT_LEAST):
     """The least RTT (us) a flow may measure on a path of configured RTT rtt_s,
-    for a sample of value_us. A source that can hold one timestamp sample
-    (ts: the least of the kernel's RTT samples) may read a whole number of
-    milliseconds down to the RTT's own millisecond floor: Linux's TSval counts
-    milliseconds, and such a sample is the difference of two floors."""
+    for a value_us of a source of that kind. Linux takes an RTT sample from
+    the timestamp option when an ACK covers retransmitted data only, and its
+    TSval counts milliseconds: such a sample is the difference of two floors,
+    a whole number of milliseconds down to the RTT's own millisecond floor
+    (11 ms on s2011's 11.3 ms path, 7 times in 10). So a least that is a whole
+    number of milliseconds may read that floor; and a smoothed RTT, which a
+    recovery's run of such samples draws towards it (tcp_probe's srtt read
+    11148 us there, 2026-12-06), may read anything down to it."""
     floor = rtt_s * 1e6 - SHORT_RTT_SLACK_US
-    if ts and value_us % 1000 == 0:
+    if kind == RTT_SMOOTHED or value_us % 1000 == 0:
         floor = floor // 1000 * 1000
     return floor
 
 
 def rtt_below_path(rtt_s, samples):
-    """samples: (what, us, ts) triples, each the least RTT a source saw (us 0
-    or None: none; ts as rtt_floor_us()'s). The first below the path's floor,
-    as {what, us, floor_us}, or None."""
+    """samples: (what, us, kind) triples, each the least RTT a source saw (us 0
+    or None: none; kind as rtt_floor_us()'s). The first below the path's
+    floor, as {what, us, floor_us}, or None."""
     for what, us, ts in samples:
         if us and us < rtt_floor_us(rtt_s, us, ts):
             return {"what": what, "us": us, "floor_us": int(rtt_floor_us(rtt_s, us, ts))}
@@ -498,12 +507,10 @@ def flow(a):
             rec["verdict_record"] = v
     rec["bpf_records"] = len(bpf_recs)
     # ---- the least RTT each source saw, against the path's (SHORT_RTT_EXIT)
-    # (the smoothed RTT moves an eighth of the way to a sample: no timestamp
-    # sample's millisecond floor shows in it)
-    rtt_seen = [("tcp_probe srtt", min((x[5] for x in s if x[5] > 0), default=None), False)]
-    rtt_seen += [(f"record {e.get('reason')} {k}", e.get(k), True) for e in bpf_recs
+    rtt_seen = [("tcp_probe srtt", min((x[5] for x in s if x[5] > 0), default=None), RTT_SMOOTHED)]
+    rtt_seen += [(f"record {e.get('reason')} {k}", e.get(k), RTT_LEAST) for e in bpf_recs
                  for k in ("delay_min_us", "round_min_rtt_us")]
-    rtt_seen += [("verdict min_rtt_us", v.get("min_rtt_us"), True) for v in verdicts]
+    rtt_seen += [("verdict min_rtt_us", v.get("min_rtt_us"), RTT_LEAST) for v in verdicts]
     rec["rtt_below_path"] = rtt_below_path(rtt, rtt_seen)
     if a.kind == "bpf":
         reason = rec["bpf_reason"] or (vocab.LOSS if exit_t is not None else vocab.NO_EXIT)
