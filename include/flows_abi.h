@@ -43,13 +43,16 @@ struct cubic_flow {
 	/*
 	 * CUBIC_FLOW_PREDICT: the policer answer (predict_loss()): the
 	 * ssthresh it set (0: none), the remembered rate the target came from
-	 * (bytes/s; 0: none), and whether an answer waits for the recovery's
-	 * end (pol_pending)
+	 * (bytes/s; 0: none), whether an answer waits for the recovery's
+	 * end (pol_pending), and whether a policer remembered without a rate
+	 * held the jump back (polmem_no_jump; a pad byte before it: the
+	 * record's size is unchanged)
 	 */
 	__u64 policer_memory;
 	__u32 policer_ssthresh;
 	__u8 policer_pending;
-	__u8 pad2[3];
+	__u8 policer_no_jump;
+	__u8 pad2[2];
 	struct verdict_store verdict; /* CUBIC_FLOW_VERDICT */
 };
 

@@ -323,8 +323,13 @@ static void print_json(struct json *j, const struct flow_row *r, char (*names)[C
 			json_null(j, "rate");
 			json_null(j, "target");
 		}
-		/* the policer answer: null until it settled the flow (or waits for its recovery) */
-		if (f->policer_ssthresh || f->policer_memory || f->policer_pending) {
+		/*
+		 * the policer answer: null until it settled the flow (or waits for
+		 * its recovery), or a policer remembered without a rate held its
+		 * jump back
+		 */
+		if (f->policer_ssthresh || f->policer_memory || f->policer_pending ||
+		    f->policer_no_jump) {
 			json_obj_open(j, "policer");
 			if (f->policer_ssthresh)
 				json_u64(j, "ssthresh", f->policer_ssthresh);
@@ -332,6 +337,7 @@ static void print_json(struct json *j, const struct flow_row *r, char (*names)[C
 				json_null(j, "ssthresh");
 			json_u64(j, "memory", f->policer_memory);
 			json_bool(j, "pending", f->policer_pending);
+			json_bool(j, "no_jump", f->policer_no_jump);
 			json_obj_close(j);
 		} else {
 			json_null(j, "policer");
@@ -406,6 +412,8 @@ static void print_text(const struct flow_row *r, char (*names)[CUBIC_NAME_MAX],
 			       f->predict.rounds);
 		if (f->policer_memory)
 			printf(",policer_memory:%.2fMbit/s", (double)f->policer_memory * 8 / 1e6);
+		else if (f->policer_no_jump)
+			printf(",policer_memory:unmeasured(no-jump)");
 		if (f->policer_ssthresh)
 			printf(",policer:%u", f->policer_ssthresh);
 		else if (f->policer_pending)

@@ -523,7 +523,13 @@ host_decided() {
 	found=
 	jumped=
 	for i in 1 2 3 4 5 6 7; do
-		bulk "$JPATH" "$NAME" 3 "$BATS_TEST_TMPDIR/b$i.json"
+		# cubicctl flows half-way through, in both forms
+		bulk "$JPATH" "$NAME" 3 "$BATS_TEST_TMPDIR/b$i.json" &
+		bpid=$!
+		sleep 1.5
+		"$CUBICCTL" -j flows --name "$NAME" --netns "$JPATH-snd" >"$BATS_TEST_TMPDIR/b$i.flows"
+		"$CUBICCTL" flows --name "$NAME" --netns "$JPATH-snd" >"$BATS_TEST_TMPDIR/b$i.flows.txt"
+		wait "$bpid"
 		sleep 0.5
 		rec=$(pol_exit "$BATS_TEST_TMPDIR/b$i.json" "$BATS_TEST_TMPDIR/b.trace")
 		pol=$("$CUBICCTL" -j policers --name "$NAME")
@@ -554,4 +560,9 @@ host_decided() {
 	# half the jump's losses
 	jq -e '.predict_no_jump' <<<"$rec"
 	jq -e --argjson j "$jumped" '.retx * 2 < $j.retx' <<<"$rec"
+	# and cubicctl flows said so while it ran
+	jq -c '.flows[] | {sport, dport, predict}' "$BATS_TEST_TMPDIR/b$found.flows"
+	jq -e '[.flows[] | select(.predict.policer != null)] | length == 1 and
+		.[0].predict.policer.no_jump and .[0].predict.policer.memory == 0' "$BATS_TEST_TMPDIR/b$found.flows"
+	grep -q ',policer_memory:unmeasured(no-jump)' "$BATS_TEST_TMPDIR/b$found.flows.txt"
 }
