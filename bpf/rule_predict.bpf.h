@@ -727,7 +727,8 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	 * at the loss, which kept and rate are bounded by, read low after one),
 	 * once the answer is settled: marked so at the loss, or decided now
 	 * (with no queue at the loss; its sample's share of the estimate is
-	 * not asked after a jump, see predict_loss()); and only when the policer limited it, not the recovery's own window
+	 * not asked after a jump, see predict_loss()); and only when the
+	 * policer limited it, not the recovery's own window
 	 * (predict_policer_jump_keeps()). When the window did, the policer is
 	 * remembered without a rate: the next flows do not jump
 	 * (predict_polmem_no_jump()).
