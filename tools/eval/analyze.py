@@ -252,9 +252,10 @@ def rtt_below_path(rtt_s, samples):
     """samples: (what, us, kind) triples, each the least RTT a source saw (us 0
     or None: none; kind as rtt_floor_us()'s). The first below the path's
     floor, as {what, us, floor_us}, or None."""
-    for what, us, ts in samples:
-        if us and us < rtt_floor_us(rtt_s, us, ts):
-            return {"what": what, "us": us, "floor_us": int(rtt_floor_us(rtt_s, us, ts))}
+    for what, us, kind in samples:
+        floor = rtt_floor_us(rtt_s, us, kind) if us else 0
+        if us and us < floor:
+            return {"what": what, "us": us, "floor_us": int(floor)}
     return None
 
 
