@@ -1823,7 +1823,7 @@ def subset_desc(g):
     return "; ".join(f"{', '.join(sids)}: {who}, {d} s flows" for (who, d), sids in sets.items()) + \
         (". The shallow-buffer grid and the stress scenarios added for SEARCH run the core algorithms only "
          "(run.sh's CORE_ALGOS: the references and every bpf_search* rule) with shorter flows, so that the whole "
-         "matrix stays within about 80 minutes here (tools/eval/README.md)." if len(sets) > 1 else ".")
+         "matrix stays within about 100 minutes here (tools/eval/README.md)." if len(sets) > 1 else ".")
 
 
 def run_minutes(runinfo):

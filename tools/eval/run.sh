@@ -128,10 +128,10 @@ pol100_40_b1m  100mbit 40ms   1bdp    stress police=20mbit:1mb algos=core dur=4
 "
 QUICK_SCENARIOS="r50_20_1 s2011"
 # Run-time model for the estimate printed at the start, fitted to this
-# machine's runs (1396 s for the 210 flows of 10 scenarios x 7 algorithms):
-# a flow takes its duration + 1.0 s (+0.3 s for a bpf flow, whose tracer
+# machine's runs (5785 s for the 825 flows of the full matrix, 2026-12-06):
+# a flow takes its duration + 2.4 s (+0.3 s for a bpf flow, whose tracer
 # starts first) + 6 RTTs (iperf3's set-up and end); a path 1 s.
-EST_FLOW_S=1.0 EST_BPF_S=0.3 EST_RTTS=6 EST_PATH_S=1
+EST_FLOW_S=2.4 EST_BPF_S=0.3 EST_RTTS=6 EST_PATH_S=1
 
 usage() {
 	sed -n '/^# usage:/,/^# See/s/^# \{0,1\}//p' "$0"
