@@ -633,8 +633,10 @@ def flow(a):
     if not bad:
         # a line for run.sh's log
         v = {k: (x if isinstance(x, str) else json.dumps(x)) for k, x in rec.items()}
+        # t90: when the flow first held 90 % of the rate; never, within its run
+        t90 = "never" if rec["t90_s"] is None else f"{v['t90_s']}s"
         print(f"  {v['scenario']} {v['algorithm']} rep {v['rep']}: exit {v['exit_reason']} cwnd {v['exit_cwnd']} "
-              f"({v['exit_cwnd_bdp']} BDP) at {v['exit_time_s']}s, ss retx {v['ss_retrans']}, t90 {v['t90_s']}s, "
+              f"({v['exit_cwnd_bdp']} BDP) at {v['exit_time_s']}s, ss retx {v['ss_retrans']}, t90 {t90}, "
               f"goodput {v['goodput_mbit']} Mbit/s", file=sys.stderr)
     if rec["path_stall"] and not bad:
         print(f"analyze.py: PATH STALLED: {a.scenario} {a.algorithm} rep {a.rep}: {stall_text(rec['path_stall'])}: "
