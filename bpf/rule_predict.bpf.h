@@ -27,6 +27,16 @@ static __always_inline struct predict_store *predict_get(struct sock *sk, __u64 
 }
 
 /*
+ * The estimate PREDICT believed from a train (bytes/s), or 0: none, or a
+ * target that came from a remembered policer. What a policer's collapse is
+ * measured against (predict_polmem_worthy()).
+ */
+static __always_inline __u64 predict_believed(const struct predict_store *ps)
+{
+	return ps->st.v.target && !ps->polmem_rate ? ps->st.v.rate : 0;
+}
+
+/*
  * The policer remembered (predict_polmem_target(), include/predict_core.h):
  * per network namespace (its cookie: the eval's and the tests' paths are
  * namespaces that reuse one pair of addresses) and destination address
@@ -604,8 +614,9 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 		if (ps->polmem_rate) {
 			keep = predict_polmem_refine(ps->pol_rate, ps->pol_rtt_us,
 						     ca_state(sk)->delay_min, ps->polmem_rate);
-			target = keep ? predict_target_of(keep, ca_state(sk)->delay_min, mss,
-							  cubic_tun_predict_margin(t)) :
+			target = keep ? predict_policer_floor(
+						predict_target_of(keep, ca_state(sk)->delay_min, mss,
+								  cubic_tun_predict_margin(t))) :
 					0;
 		} else {
 			/*
@@ -632,8 +643,9 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			if (few)
 				pend = 2;
 			else
-				target = predict_target_of(ps->pol_rate, ca_state(sk)->delay_min,
-							   mss, cubic_tun_predict_margin(t));
+				target = predict_policer_floor(
+					predict_target_of(ps->pol_rate, ca_state(sk)->delay_min, mss,
+							  cubic_tun_predict_margin(t)));
 		}
 		if (target && target < ssthresh) {
 			ps->pol_ssthresh = target;
@@ -655,7 +667,7 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			 * to say no queue.
 			 */
 			if (predict_polmem_worthy(keep, ps->pol_rtt_us, ca_state(sk)->delay_min,
-						  ps->jump_from ? 0 : ps->st.v.rate)) {
+						  predict_believed(ps), ps->jump_from != 0)) {
 				if (ps->jump_from) {
 					ps->pol_jump = 1;
 				} else {
@@ -735,10 +747,10 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	 */
 	if (ps->pol_jump ||
 	    (pending && rate && ps->jump_from &&
-	     predict_polmem_worthy(rate, ps->pol_rtt_us, dmin, 0))) {
+	     predict_polmem_worthy(rate, ps->pol_rtt_us, dmin, predict_believed(ps), 1))) {
 		if (bound && predict_policer_jump_keeps(measure, dmin, tp->mss_cache,
 					       cubic_tun_predict_margin(t), tp->snd_ssthresh) &&
-		    predict_polmem_worthy(measure, ps->pol_rtt_us, dmin, ps->st.v.rate))
+		    predict_polmem_worthy(measure, ps->pol_rtt_us, dmin, predict_believed(ps), 0))
 			polmem_store(sk, measure, dmin, false);
 		else
 			polmem_store(sk, 0, dmin, false);
@@ -746,7 +758,8 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	}
 	if (!rate)
 		return;
-	target = predict_target_of(rate, dmin, tp->mss_cache, cubic_tun_predict_margin(t));
+	target = predict_policer_floor(predict_target_of(rate, dmin, tp->mss_cache,
+							 cubic_tun_predict_margin(t)));
 	if (!target || target >= tp->snd_ssthresh)
 		return;
 	tp->snd_ssthresh = target;
@@ -757,7 +770,7 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	if (ps->pol_stored)
 		polmem_store(sk, rate, dmin, true);
 	else if (pending && !ps->jump_from &&
-		 predict_polmem_worthy(rate, ps->pol_rtt_us, dmin, ps->st.v.rate))
+		 predict_polmem_worthy(rate, ps->pol_rtt_us, dmin, predict_believed(ps), 0))
 		polmem_store(sk, rate, dmin, false);
 }
 

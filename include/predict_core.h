@@ -998,6 +998,18 @@ static inline __u32 predict_retreat(__u32 pipe, __u32 floor, __u32 ssthresh)
  */
 #define PREDICT_POLICER_LOST 4
 
+/*
+ * A policed rate's BDP as a window: never below TCP's initial window (as the
+ * Safe Retreat's floor). A flow among four competing ones that lost in its
+ * first round delivered 150 kbit/s of a 50 Mbit/s link with no queue of its
+ * own (the standing queue was in its delay_min), was taken for a policer, and
+ * the next flow's target from it was 2 packets: it cut cwnd from 19 to 2.
+ */
+static inline __u32 predict_policer_floor(__u32 target)
+{
+	return target && target < PREDICT_RETREAT_FLOOR ? PREDICT_RETREAT_FLOOR : target;
+}
+
 static inline __u32 predict_policer_target(__u64 delivery_Bps, __u32 rtt_us, __u32 delay_min,
 					   __u32 cwnd, __u32 mss, __u32 margin, __u32 lost)
 {
@@ -1006,7 +1018,7 @@ static inline __u32 predict_policer_target(__u64 delivery_Bps, __u32 rtt_us, __u
 	if (!delivery_Bps || !rtt_us || !delay_min || !mss || lost < PREDICT_POLICER_LOST ||
 	    (__u64)rtt_us * 8 > (__u64)delay_min * 9)
 		return 0;
-	target = predict_target_of(delivery_Bps, delay_min, mss, margin);
+	target = predict_policer_floor(predict_target_of(delivery_Bps, delay_min, mss, margin));
 	return (__u64)target * 2 < cwnd ? target : 0;
 }
 
@@ -1077,7 +1089,7 @@ static inline __u32 predict_polmem_target(const struct predict_polmem *m, __u64 
 		return 0;
 	if (estimate && m->rate * 4 > estimate * 3)
 		return 0; /* the estimate is the policed rate already, or near it */
-	return predict_target_of(m->rate, delay_min, mss, margin);
+	return predict_policer_floor(predict_target_of(m->rate, delay_min, mss, margin));
 }
 
 /*
@@ -1105,16 +1117,22 @@ static inline int predict_polmem_no_jump(const struct predict_polmem *m, __u64 n
  * of its own: 1.000-1.029 x delay_min behind eval's policers; a 0.1-BDP
  * buffer overflowing read 1.06-1.13, and the answer's 1/8 let one such loss
  * pass, r100_100_q1, whose rate then ended later flows at 0.27 of the BDP),
- * and, when PREDICT believed an estimate, a delivery of at least 1/16 of it
- * (a flow among four competing ones read 1/70 of the link as it lost).
+ * and a rate that collapsed after the first burst: PREDICT believed an
+ * estimate (the burst's rate, which the bucket let through at line rate), and
+ * the delivery is at least 1/16 of it (a flow among four competing ones read
+ * 1/70 of the link as it lost), unless the flow jumped (after_jump: the
+ * sample at the loss reads low after a jump, and the recovery's measure
+ * answers for the rate). Without an estimate there is no collapse to see: a
+ * flow that lost in its first round behind four competing ones, whose
+ * standing queue was all of its delay_min, read like a policer of 150 kbit/s.
  */
 static inline int predict_polmem_worthy(__u64 delivery_Bps, __u32 rtt_us, __u32 delay_min,
-					__u64 estimate)
+					__u64 estimate, int after_jump)
 {
 	if (!delivery_Bps || !rtt_us || !delay_min || (__u64)rtt_us * 20 > (__u64)delay_min * 21 ||
-	    delivery_Bps >= (1ULL << 40))
+	    delivery_Bps >= (1ULL << 40) || !estimate || estimate >= (1ULL << 40))
 		return 0;
-	return !estimate || delivery_Bps * 16 >= estimate;
+	return after_jump || delivery_Bps * 16 >= estimate;
 }
 
 /*

@@ -849,13 +849,22 @@ TEST(the_policer_after_the_exit)
  */
 TEST(the_policer_worth_remembering)
 {
-	CHECK_EQ(predict_polmem_worthy(250000, 105000, DMIN, 1000000), 1);
-	CHECK_EQ(predict_polmem_worthy(250000, 100000, DMIN, 0), 1);
-	CHECK_EQ(predict_polmem_worthy(250000, 105001, DMIN, 1000000), 0);
-	CHECK_EQ(predict_polmem_worthy(62500, 100000, DMIN, 1000000), 1);
-	CHECK_EQ(predict_polmem_worthy(62499, 100000, DMIN, 1000000), 0);
-	CHECK_EQ(predict_polmem_worthy(0, 100000, DMIN, 1000000), 0);
-	CHECK_EQ(predict_polmem_worthy(250000, 100000, 0, 1000000), 0);
+	CHECK_EQ(predict_polmem_worthy(250000, 105000, DMIN, 1000000, 0), 1);
+	CHECK_EQ(predict_polmem_worthy(250000, 105001, DMIN, 1000000, 0), 0);
+	CHECK_EQ(predict_polmem_worthy(62500, 100000, DMIN, 1000000, 0), 1);
+	CHECK_EQ(predict_polmem_worthy(62499, 100000, DMIN, 1000000, 0), 0);
+	CHECK_EQ(predict_polmem_worthy(0, 100000, DMIN, 1000000, 0), 0);
+	CHECK_EQ(predict_polmem_worthy(250000, 100000, 0, 1000000, 0), 0);
+	/* after a jump the share of the estimate is not asked; the RTT still is */
+	CHECK_EQ(predict_polmem_worthy(62499, 100000, DMIN, 1000000, 1), 1);
+	CHECK_EQ(predict_polmem_worthy(62499, 105001, DMIN, 1000000, 1), 0);
+	/*
+	 * no estimate believed, no collapse to see: never remembered (a flow
+	 * that lost in its first round behind four competing ones, 18690 B/s)
+	 */
+	CHECK_EQ(predict_polmem_worthy(250000, 100000, DMIN, 0, 0), 0);
+	CHECK_EQ(predict_polmem_worthy(18690, 58713, 58713, 0, 0), 0);
+	CHECK_EQ(predict_polmem_worthy(18690, 58713, 58713, 0, 1), 0);
 }
 
 /*
@@ -890,6 +899,18 @@ TEST(the_policer_remembered)
 	CHECK_EQ(predict_polmem_target(NULL, 110 * s, 1000000, DMIN, MSS, 30), 0);
 	m.rate = 0;
 	CHECK_EQ(predict_polmem_target(&m, 110 * s, 1000000, DMIN, MSS, 30), 0);
+	/*
+	 * Never below the initial window: 18690 B/s x 58.7 ms is 1.1 of
+	 * these packets (the target 2 that cut a flow's cwnd from 19 to 2)
+	 */
+	m.rate = 18690;
+	m.delay_min = 58713;
+	CHECK_EQ(predict_target_of(18690, 58713, MSS, 30), 2);
+	CHECK_EQ(predict_polmem_target(&m, 110 * s, 0, 58713, MSS, 30), PREDICT_RETREAT_FLOOR);
+	/* the answer at a loss too: and then only below half the window */
+	CHECK_EQ(predict_policer_target(18690, 58713, 58713, 11, MSS, 30, PREDICT_POLICER_LOST), 0);
+	CHECK_EQ(predict_policer_target(18690, 58713, 58713, 21, MSS, 30, PREDICT_POLICER_LOST),
+		 PREDICT_RETREAT_FLOOR);
 }
 
 /*
