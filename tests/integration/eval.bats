@@ -269,6 +269,41 @@ analyze_flow() {
 	[[ $output == *"s2011 cubic rep 1 (sport 40000): tcp_probe srtt 11300 us, where the path's 12.5 ms allows 12000 us at least"* ]]
 }
 
+@test "eval: a window PREDICT set below the initial window fails the flow loudly (synthetic records)" {
+	echo "scenario,algorithm,rep,t_s,cwnd,ssthresh_finite" >"$BATS_TEST_TMPDIR/cwnd.csv"
+	probe_file "$BATS_TEST_TMPDIR/ok.txt" 160 112
+	# predict_flow RECORD: a bpf_predictj flow on s2011 whose exit record is RECORD
+	predict_flow() {
+		echo "$1" >"$BATS_TEST_TMPDIR/bpf.jsonl"
+		synth_analyze "$BATS_TEST_TMPDIR/ok.txt" --scenario s2011 --algorithm bpf_predictj --kind bpf \
+			--arg predict-jump --rep 1 --rate 200mbit --rtt 11.3ms --buffer 1bdp --bdp-pkts 188 \
+			--buffer-pkts 189 --cwnd-csv "$BATS_TEST_TMPDIR/cwnd.csv"
+	}
+	ok='{"record":"exit","sport":40000,"reason":"predict","predict":true,"cwnd":190,"ssthresh":190,"delay_min_us":11400,"since_start_us":70000,"predict_target":190,"predict_share":0,"predict_policer":0,"predict_retreat":0}'
+	run predict_flow "$ok"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.predict_below_iw' <<<"${lines[0]}")" = null ]
+	# the floor itself (the initial window) passes
+	run predict_flow "$(jq -c '.predict_retreat = 10' <<<"$ok")"
+	[ "$status" -eq 0 ]
+	# the record of 2026-12-06: a remembered policer's target of 2, and the exit at it
+	run predict_flow "$(jq -c '.predict_target = 2 | .cwnd = 2 | .ssthresh = 2' <<<"$ok")"
+	echo "$output"
+	[ "$status" -eq 6 ]
+	[ "$(jq -c '.predict_below_iw' <<<"${lines[0]}")" = '{"what":"record predict predict_target","value":2}' ]
+	[[ $output == *"PREDICT BELOW THE INITIAL WINDOW: s2011 bpf_predictj rep 1 (sport 40000): record predict predict_target 2, below the floor of 10 packets"* ]]
+	# a share's, a policer's or a retreat's ssthresh, or the exit's cwnd alone
+	for k in predict_share predict_policer predict_retreat; do
+		run predict_flow "$(jq -c ".$k = 9" <<<"$ok")"
+		[ "$status" -eq 6 ]
+	done
+	run predict_flow "$(jq -c '.cwnd = 9' <<<"$ok")"
+	[ "$status" -eq 6 ]
+	# another rule's exit below it is no PREDICT window (a loss at cwnd 2)
+	run predict_flow "$(jq -c '.reason = "loss" | .predict = false | .loss = true | .cwnd = 2 | .predict_target = 0' <<<"$ok")"
+	[ "$status" -eq 0 ]
+}
+
 # stall_flow KIND RTT_US [ANALYZE ARGS...]: analyze.py flow on s2011_q25
 # (200 Mbit/s, 11.3 ms, buffer 47 packets: 60 us each) for a flow that left
 # slow start by HyStart's delay test at cwnd 48: a bpf_cubic record whose

@@ -227,6 +227,31 @@ SHORT_RTT_EXIT = 5
 SHORT_RTT_SLACK_US = 250
 
 
+# analyze.py flow: a window PREDICT set below TCP's initial window (a target,
+# a share's, a policer's or a retreat's ssthresh, or its own exit's cwnd).
+# The datapath floors every one at the initial window (PREDICT_RETREAT_FLOOR):
+# one below it is a datapath fault, and the run stops (run.sh). Found on
+# 2026-12-06: a policer remembered from a flow that lost in its first round
+# behind four competing ones (150 kbit/s of a 50 Mbit/s link) gave the next
+# flow a target of 2 packets, and PREDICT cut its cwnd from 19 to 2.
+PREDICT_WINDOW_EXIT = 6
+PREDICT_FLOOR = 10  # include/predict_core.h's PREDICT_RETREAT_FLOOR
+PREDICT_WINDOWS = ("predict_target", "predict_share", "predict_policer", "predict_retreat")
+
+
+def predict_below_iw(records):
+    """The first window a PREDICT record set below the initial window, as
+    {what, value}, or None. records: the flow's exit records."""
+    for e in records:
+        for k in PREDICT_WINDOWS:
+            v = e.get(k)
+            if v and v < PREDICT_FLOOR:
+                return {"what": f"record {e.get('reason')} {k}", "value": v}
+        if e.get("reason") == "predict" and (e.get("cwnd") or 0) < PREDICT_FLOOR:
+            return {"what": "record predict cwnd", "value": e.get("cwnd")}
+    return None
+
+
 # rtt_floor_us()'s sources: the least of the kernel's RTT samples (a record's
 # delay_min, the kernel's min_rtt), and a smoothed RTT (tcp_probe's srtt)
 RTT_LEAST, RTT_SMOOTHED = "least", "smoothed"
@@ -516,6 +541,7 @@ def flow(a):
                  for k in ("delay_min_us", "round_min_rtt_us")]
     rtt_seen += [("verdict min_rtt_us", v.get("min_rtt_us"), RTT_LEAST) for v in verdicts]
     rec["rtt_below_path"] = rtt_below_path(rtt, rtt_seen)
+    rec["predict_below_iw"] = predict_below_iw(bpf_recs)
     if a.kind == "bpf":
         reason = rec["bpf_reason"] or (vocab.LOSS if exit_t is not None else vocab.NO_EXIT)
     elif exit_t is None:
@@ -650,6 +676,12 @@ def flow(a):
               f"{short['floor_us']} us at least: the emulator's base RTT (pathemu) or the datapath is wrong",
               file=sys.stderr)
         sys.exit(SHORT_RTT_EXIT)
+    low = rec["predict_below_iw"]
+    if low and not bad:
+        print(f"analyze.py: PREDICT BELOW THE INITIAL WINDOW: {a.scenario} {a.algorithm} rep {a.rep} "
+              f"(sport {sport}): {low['what']} {low['value']}, below the floor of {PREDICT_FLOOR} packets "
+              "every PREDICT window has: a datapath fault", file=sys.stderr)
+        sys.exit(PREDICT_WINDOW_EXIT)
     if bad:
         f0 = rec["impossible_first"]
         print(f"analyze.py: IMPOSSIBLE WINDOW: {a.scenario} {a.algorithm} rep {a.rep} (sport {f0['sport']}): "

@@ -369,6 +369,7 @@ PATH_UP=0
 LOADED=()
 IMPOSSIBLE=0
 SHORT_RTT=0
+LOW_WINDOW=0
 # tries of a flow whose path stalled (run_flow), tries run again, flows kept stalled
 STALL_TRIES=${EVAL_STALL_TRIES:-3} STALL_RERUNS=0 STALLED_KEPT=0 FLOW_STALLED=0
 # a trace link: where rep R starts the trace (trace_phase)
@@ -399,6 +400,7 @@ cleanup() {
 	rm -rf "$TMP"
 	[ "$IMPOSSIBLE" = 0 ] || echo "run.sh: stopped after an impossible window (above); results so far in $OUT" >&2
 	[ "$SHORT_RTT" = 0 ] || echo "run.sh: stopped after an RTT below the path's (above); results so far in $OUT" >&2
+	[ "$LOW_WINDOW" = 0 ] || echo "run.sh: stopped after a PREDICT window below the initial window (above); results so far in $OUT" >&2
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -666,6 +668,8 @@ flow_once() {
 	# so does an RTT below the path's (analyze.py's SHORT_RTT_EXIT): the
 	# emulator's base RTT or the datapath is wrong, and no figure holds
 	[ "${arc:-0}" != 5 ] || { SHORT_RTT=1; exit 5; }
+	# and a window PREDICT set below the initial window (PREDICT_WINDOW_EXIT)
+	[ "${arc:-0}" != 6 ] || { LOW_WINDOW=1; exit 6; }
 	[ "${arc:-0}" = 0 ] || [ "${arc:-0}" = 4 ] || log "analysis of $S_ID $aid rep $rep failed"
 	return 0
 }
