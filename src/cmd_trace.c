@@ -316,9 +316,15 @@ static bool keep(const struct trace *tr, __u16 family, const __u8 *saddr, __u16 
 		json_u64(j, #f, e->f);                                                             \
 	else                                                                                       \
 		json_null(j, #f);
-/* PREDICT's estimate, or the train it did not accept: null unless the flow ran PREDICT */
+/*
+ * PREDICT's estimate, or the train it did not accept, or a policer it answered
+ * or remembered before it had either (a loss in the first round): null unless
+ * the flow ran PREDICT and one of those is there
+ */
 #define JSON_PREDICT(f, src)                                                                       \
-	if ((e->flags & CUBIC_EV_PREDICT_RAN) && (e->predict_target || e->predict_failed_rounds))  \
+	if ((e->flags & CUBIC_EV_PREDICT_RAN) &&                                                   \
+	    (e->predict_target || e->predict_failed_rounds || e->predict_policer ||                \
+	     e->predict_policer_memory))                                                           \
 		json_u64(j, #f, e->f);                                                             \
 	else                                                                                       \
 		json_null(j, #f);
