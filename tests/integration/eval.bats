@@ -279,7 +279,7 @@ analyze_flow() {
 			--arg predict-jump --rep 1 --rate 200mbit --rtt 11.3ms --buffer 1bdp --bdp-pkts 188 \
 			--buffer-pkts 189 --cwnd-csv "$BATS_TEST_TMPDIR/cwnd.csv"
 	}
-	ok='{"record":"exit","sport":40000,"reason":"predict","predict":true,"cwnd":190,"ssthresh":190,"delay_min_us":11400,"since_start_us":70000,"predict_target":190,"predict_share":0,"predict_policer":0,"predict_retreat":0}'
+	ok='{"record":"exit","sport":40000,"reason":"predict","predict":true,"cwnd":190,"ssthresh":190,"delay_min_us":11400,"since_start_us":70000,"predict_target":190,"predict_share":0,"predict_policer":0,"predict_retreat":0,"predict_policer_memory":0}'
 	run predict_flow "$ok"
 	[ "$status" -eq 0 ]
 	[ "$(jq -r '.predict_below_iw' <<<"${lines[0]}")" = null ]
@@ -287,19 +287,23 @@ analyze_flow() {
 	run predict_flow "$(jq -c '.predict_retreat = 10' <<<"$ok")"
 	[ "$status" -eq 0 ]
 	# the record of 2026-12-06: a remembered policer's target of 2, and the exit at it
-	run predict_flow "$(jq -c '.predict_target = 2 | .cwnd = 2 | .ssthresh = 2' <<<"$ok")"
+	mem=$(jq -c '.predict_policer_memory = 18690 | .predict_target = 2 | .cwnd = 2 | .ssthresh = 2' <<<"$ok")
+	run predict_flow "$mem"
 	echo "$output"
 	[ "$status" -eq 6 ]
-	[ "$(jq -c '.predict_below_iw' <<<"${lines[0]}")" = '{"what":"record predict predict_target","value":2}' ]
-	[[ $output == *"PREDICT BELOW THE INITIAL WINDOW: s2011 bpf_predictj rep 1 (sport 40000): record predict predict_target 2, below the floor of 10 packets"* ]]
+	[ "$(jq -c '.predict_below_iw' <<<"${lines[0]}")" = '{"what":"record predict predict_target (a policer remembered)","value":2}' ]
+	[[ $output == *"PREDICT BELOW THE INITIAL WINDOW: s2011 bpf_predictj rep 1 (sport 40000): record predict predict_target (a policer remembered) 2, below the floor of 10 packets"* ]]
 	# a share's, a policer's or a retreat's ssthresh, or the exit's cwnd alone
 	for k in predict_share predict_policer predict_retreat; do
 		run predict_flow "$(jq -c ".$k = 9" <<<"$ok")"
 		[ "$status" -eq 6 ]
 	done
-	run predict_flow "$(jq -c '.cwnd = 9' <<<"$ok")"
+	run predict_flow "$(jq -c '.predict_target = 190 | .cwnd = 9' <<<"$mem")"
 	[ "$status" -eq 6 ]
-	# another rule's exit below it is no PREDICT window (a loss at cwnd 2)
+	# the flow's own estimate may be a BDP of a few packets (a slow, short
+	# path), and another rule's exit below it is no PREDICT window
+	run predict_flow "$(jq -c '.predict_target = 4 | .cwnd = 4 | .ssthresh = 4' <<<"$ok")"
+	[ "$status" -eq 0 ]
 	run predict_flow "$(jq -c '.reason = "loss" | .predict = false | .loss = true | .cwnd = 2 | .predict_target = 0' <<<"$ok")"
 	[ "$status" -eq 0 ]
 }

@@ -227,28 +227,36 @@ SHORT_RTT_EXIT = 5
 SHORT_RTT_SLACK_US = 250
 
 
-# analyze.py flow: a window PREDICT set below TCP's initial window (a target,
-# a share's, a policer's or a retreat's ssthresh, or its own exit's cwnd).
-# The datapath floors every one at the initial window (PREDICT_RETREAT_FLOOR):
-# one below it is a datapath fault, and the run stops (run.sh). Found on
-# 2026-12-06: a policer remembered from a flow that lost in its first round
-# behind four competing ones (150 kbit/s of a 50 Mbit/s link) gave the next
-# flow a target of 2 packets, and PREDICT cut its cwnd from 19 to 2.
+# analyze.py flow: a window PREDICT set below TCP's initial window where the
+# datapath floors it there (PREDICT_RETREAT_FLOOR): the share check's, a
+# policer's and a retreat's ssthresh, and a target from a remembered policer
+# (with the exit at it). One below it is a datapath fault, and the run stops
+# (run.sh). Found on 2026-12-06: a policer remembered from a flow that lost in
+# its first round behind four competing ones (150 kbit/s of a 50 Mbit/s link)
+# gave the next flow a target of 2 packets, and PREDICT cut its cwnd from 19
+# to 2. (A target from the flow's own train is the estimate's BDP, which a path
+# of a few packets' BDP may have: not checked.)
 PREDICT_WINDOW_EXIT = 6
 PREDICT_FLOOR = 10  # include/predict_core.h's PREDICT_RETREAT_FLOOR
-PREDICT_WINDOWS = ("predict_target", "predict_share", "predict_policer", "predict_retreat")
+PREDICT_WINDOWS = ("predict_share", "predict_policer", "predict_retreat")
 
 
 def predict_below_iw(records):
-    """The first window a PREDICT record set below the initial window, as
-    {what, value}, or None. records: the flow's exit records."""
+    """The first window a PREDICT record set below the initial window where
+    the datapath floors it, as {what, value}, or None. records: the flow's
+    exit records."""
     for e in records:
         for k in PREDICT_WINDOWS:
             v = e.get(k)
             if v and v < PREDICT_FLOOR:
                 return {"what": f"record {e.get('reason')} {k}", "value": v}
+        if not e.get("predict_policer_memory"):
+            continue
+        if (e.get("predict_target") or PREDICT_FLOOR) < PREDICT_FLOOR:
+            return {"what": f"record {e.get('reason')} predict_target (a policer remembered)",
+                    "value": e["predict_target"]}
         if e.get("reason") == "predict" and (e.get("cwnd") or 0) < PREDICT_FLOOR:
-            return {"what": "record predict cwnd", "value": e.get("cwnd")}
+            return {"what": "record predict cwnd (a policer remembered)", "value": e.get("cwnd")}
     return None
 
 
