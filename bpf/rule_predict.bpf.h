@@ -184,13 +184,32 @@ static __always_inline void predict_uncap(struct sock *sk, struct predict_store 
 	ps->capped = 0;
 }
 
-/* Without a target, the flow goes on as Linux sends it: unpaced again. */
+/*
+ * Without a target, the flow goes on as Linux sends it: unpaced again. Not
+ * while the kernel's pacing clock is ahead of now: paced, each send moves
+ * tp->tcp_wstamp_ns on by the packet's time at the pacing rate, and the next
+ * packet's send time (skb_mstamp_ns, what its RTT sample is measured from) is
+ * max(tcp_wstamp_ns, now). A packet sent unpaced before now reaches that
+ * clock is stamped later than it left, and its RTT reads short by as much:
+ * a flow that gave up after pacing at 2 x cwnd / srtt on eval's pol50_80 (80
+ * ms) had a sample 2.48 ms below the path's RTT, and its delay_min with it
+ * (the eval stopped on it: analyze.py's rtt_below_path). So the pacing stays
+ * until an ACK finds the clock at now (ps->unpace_pending; predict_ack(), and
+ * the first reduction, predict_loss(), try again).
+ */
 static __always_inline void predict_unpace(struct sock *sk, struct predict_store *ps)
 {
-	if (ps->paced && !ps->st.v.target) {
-		sk->sk_pacing_status = SK_PACING_NONE;
-		ps->paced = 0;
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+
+	if (!ps->paced || ps->st.v.target)
+		return;
+	if (tp->tcp_wstamp_ns > tp->tcp_clock_cache) {
+		ps->unpace_pending = 1;
+		return;
 	}
+	sk->sk_pacing_status = SK_PACING_NONE;
+	ps->paced = 0;
+	ps->unpace_pending = 0;
 }
 
 /*
@@ -396,6 +415,8 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 		}
 		return CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY;
 	}
+	if (ps->unpace_pending)
+		predict_unpace(sk, ps);
 	if (ps->st.phase == PREDICT_PH_FILL) {
 		__u32 thresh = s->delay_min + hystart_delay_thresh(t, s->delay_min);
 
@@ -588,6 +609,8 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	/* the first slow start: the estimate's fill, its measure, or HyStart's after giving up */
 	if (!ps || ps->after)
 		return ssthresh;
+	if (ps->unpace_pending)
+		predict_unpace(sk, ps);
 	/*
 	 * A policer (issue 20, predict_policer_target()): the loss came with
 	 * no queue (the last delivered packet's RTT, RACK's, within 1/8 of

@@ -49,7 +49,9 @@ struct predict_store {
 	__u64 share_rate;
 	__u32 share_ssthresh;
 	__u8 share_done;
-	__u8 pad2[3];
+	/* predict_unpace() waits for the kernel's pacing clock to come back to now */
+	__u8 unpace_pending;
+	__u8 pad2[2];
 	/* the policer remembered (predict_polmem_target()): the rate that set the target (0: none) */
 	__u64 polmem_rate;
 	/*
