@@ -106,6 +106,7 @@ int cubic_flows(struct bpf_iter__tcp *ctx)
 		f->policer_ssthresh = ps->pol_ssthresh;
 		f->policer_pending = ps->pol_kept && ps->pol_pending;
 		f->policer_no_jump = ps->polmem_no_jump;
+		f->busy = ps->busy;
 	}
 	vs = bpf_sk_storage_get(&verdict_store, tp, NULL, 0);
 	if (vs) {

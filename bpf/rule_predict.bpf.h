@@ -131,6 +131,63 @@ static __noinline __u64 polmem_recall(struct sock *sk, struct predict_store *ps,
 	return m->rate;
 }
 
+/*
+ * The busy path remembered (predict_busy_applies(), include/predict_core.h):
+ * keyed as the policer memory is (struct polmem_key), least recently used
+ * first out.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PREDICT_POLMEM_ENTRIES);
+	__type(key, struct polmem_key);
+	__type(value, struct predict_busy);
+} busy_memory SEC(".maps");
+
+/* An entry for this flow's destination and path, in force: PREDICT sets no target. */
+static __noinline int busy_recall(struct sock *sk, __u32 delay_min)
+{
+	struct polmem_key k;
+
+	polmem_key_of(sk, &k);
+	return predict_busy_applies(bpf_map_lookup_elem(&busy_memory, &k), bpf_ktime_get_ns(),
+				    delay_min);
+}
+
+/*
+ * The first slow start of a flow with an estimate ended (cwnd then; how:
+ * PREDICT_BUSY_QUEUED, PREDICT_BUSY_SHARED or 0): the destination is
+ * remembered busy, renewed, or forgotten (predict_busy_evidence()). Once per
+ * flow. The target judged against is the estimate's own, or the one a busy
+ * entry held back; none when a remembered policer set it.
+ */
+static __noinline void busy_judge(struct sock *sk, struct predict_store *ps,
+				  const struct cubic_tunables *t, __u32 cwnd, int how)
+{
+	struct predict_busy m, *old;
+	struct polmem_key k;
+	__u32 target;
+	int e;
+
+	if (ps->busy_judged || !cubic_tun_predict_busy(t))
+		return;
+	ps->busy_judged = 1;
+	target = ps->busy ? ps->busy_target : ps->polmem_rate ? 0 : ps->st.v.target;
+	e = predict_busy_evidence(cwnd, target, how);
+	if (!e)
+		return;
+	polmem_key_of(sk, &k);
+	if (e < 0) {
+		bpf_map_delete_elem(&busy_memory, &k);
+		return;
+	}
+	old = bpf_map_lookup_elem(&busy_memory, &k);
+	__builtin_memset(&m, 0, sizeof(m));
+	m.at_ns = bpf_ktime_get_ns();
+	m.delay_min = ca_state(sk)->delay_min;
+	m.flows = old ? old->flows + 1 : 1;
+	bpf_map_update_elem(&busy_memory, &k, &m, BPF_ANY);
+}
+
 _Static_assert(CUBIC_MAX_predict_skip == PREDICT_MAX_SKIP &&
 		       CUBIC_MIN_predict_min_train_us == PREDICT_MIN_MIN_TRAIN &&
 		       CUBIC_MAX_predict_min_train_us == PREDICT_MAX_MIN_TRAIN &&
@@ -336,6 +393,7 @@ static __noinline int predict_share_check(struct sock *sk, struct predict_store 
 	if (target >= tp->snd_ssthresh)
 		return 0;
 	ps->share_ssthresh = target;
+	busy_judge(sk, ps, t, tp->snd_cwnd, PREDICT_BUSY_SHARED);
 	if (cubic_tun_predict_cap(t))
 		predict_cap_rate(sk, ps, got * cubic_tun_predict_cap(t) / 1000);
 	before = tp->snd_ssthresh;
@@ -353,7 +411,8 @@ static __noinline int predict_share_check(struct sock *sk, struct predict_store 
  * start ends at this cwnd, as HyStart's delay test ends it (reason delay; its
  * threshold, and the least of the samples as the round's minimum RTT).
  */
-static __noinline int predict_jump_queue(struct sock *sk, __u32 thresh)
+static __noinline int predict_jump_queue(struct sock *sk, const struct cubic_tunables *t,
+					 __u32 thresh)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
@@ -367,6 +426,7 @@ static __noinline int predict_jump_queue(struct sock *sk, __u32 thresh)
 	/* the record's round_min_rtt_us: the value that crossed (the slow start ends here) */
 	s->curr_rtt = ps->jump_least;
 	tp->snd_ssthresh = cwnd;
+	busy_judge(sk, ps, t, cwnd, PREDICT_BUSY_QUEUED);
 	predict_done(sk, false);
 	s->found |= CUBIC_EV_DELAY;
 	__builtin_memset(&x, 0, sizeof(x));
@@ -423,7 +483,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 		if (ps->jump_from && !ps->share_done && predict_share_check(sk, ps, t))
 			return -1;
 		if (ps->jump_from && predict_jump_delayed(&ps->jump_n, &ps->jump_least, delay, thresh))
-			return predict_jump_queue(sk, thresh);
+			return predict_jump_queue(sk, t, thresh);
 		return CUBIC_HYSTART_DELAY;
 	}
 	if (ps->st.phase != PREDICT_PH_MEASURE || tp->snd_ssthresh < TCP_CORE_INFINITE_SSTHRESH ||
@@ -469,6 +529,20 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 				act = PREDICT_ACT_EXIT;
 			}
 		}
+	}
+	if ((act == PREDICT_ACT_TARGET || act == PREDICT_ACT_EXIT) && !ps->polmem_rate &&
+	    cubic_tun_predict_busy(t) && busy_recall(sk, v->delay_min)) {
+		/*
+		 * the destination was found busy (predict_busy_applies()): the
+		 * estimate is the link's, not what this flow can get; HyStart
+		 * decides, as for a train not believed, on the flow unpaced
+		 */
+		ps->busy = 1;
+		ps->busy_target = v->target;
+		v->target = 0;
+		v->jump = 0;
+		ps->st.phase = PREDICT_PH_DONE;
+		act = PREDICT_ACT_GIVE_UP;
 	}
 	if (act == PREDICT_ACT_PACE) {
 		/*
@@ -559,6 +633,20 @@ static __always_inline void rule_predict_exit_check(struct sock *sk, const struc
 		predict_reached(sk);
 }
 
+/*
+ * HyStart ended the first slow start of a flow PREDICT measured: during the
+ * fill (its delay test, the one left on: the target was too high), or on a
+ * flow a busy entry left to it. The busy memory is told how (busy_judge()).
+ */
+static __noinline void predict_hystart_exit(struct sock *sk, const struct cubic_tunables *t)
+{
+	struct predict_store *ps = predict_get(sk, 0);
+
+	if (ps && (ps->st.phase == PREDICT_PH_FILL || ps->busy))
+		busy_judge(sk, ps, t, ((struct tcp_sock *)sk)->snd_cwnd,
+			   ca_state(sk)->found & CUBIC_EV_DELAY ? PREDICT_BUSY_QUEUED : 0);
+}
+
 /* HyStart's exit (!after) ends PREDICT only where it ran for PREDICT: hystart=predict. */
 static __always_inline void rule_predict_forget(struct sock *sk, const struct cubic_tunables *t,
 					       bool after)
@@ -567,6 +655,8 @@ static __always_inline void rule_predict_forget(struct sock *sk, const struct cu
 		return;
 	if (!after && cubic_tun_hystart(t) != CUBIC_HYSTART_PREDICT)
 		return;
+	if (!after)
+		predict_hystart_exit(sk, t);
 	predict_done(sk, after);
 }
 
@@ -605,6 +695,7 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct predict_store *ps = predict_get(sk, 0);
 	__u32 pipe, mss = tp->mss_cache, target;
+	bool policed = false;
 
 	/* the first slow start: the estimate's fill, its measure, or HyStart's after giving up */
 	if (!ps || ps->after)
@@ -637,9 +728,8 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 		if (ps->polmem_rate) {
 			keep = predict_polmem_refine(ps->pol_rate, ps->pol_rtt_us,
 						     ca_state(sk)->delay_min, ps->polmem_rate);
-			target = keep ? predict_policer_floor(
-						predict_target_of(keep, ca_state(sk)->delay_min, mss,
-								  cubic_tun_predict_margin(t))) :
+			target = keep ? predict_policer_bdp(keep, ca_state(sk)->delay_min, mss,
+							    cubic_tun_predict_margin(t)) :
 					0;
 		} else {
 			/*
@@ -666,9 +756,8 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			if (few)
 				pend = 2;
 			else
-				target = predict_policer_floor(
-					predict_target_of(ps->pol_rate, ca_state(sk)->delay_min, mss,
-							  cubic_tun_predict_margin(t)));
+				target = predict_policer_bdp(ps->pol_rate, ca_state(sk)->delay_min,
+							     mss, cubic_tun_predict_margin(t));
 		}
 		if (target && target < ssthresh) {
 			ps->pol_ssthresh = target;
@@ -705,7 +794,17 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			polmem_forget(sk);
 		if (pend)
 			pol_mark(ps, tp, ps->pol_rate, pend, cwnd);
+		policed = pend != 0;
 	}
+	/*
+	 * a loss in the fill, or in a slow start a busy entry left to HyStart,
+	 * that the policer answer did not claim (it returned above, or waits
+	 * for the recovery's end): busy_judge()
+	 */
+	if (ps->st.phase == PREDICT_PH_FILL || ps->busy)
+		busy_judge(sk, ps, t, cwnd,
+			   !policed && predict_loss_queued(tp->rack.rtt_us, ca_state(sk)->delay_min) ?
+				   PREDICT_BUSY_QUEUED : 0);
 	if (ps->st.phase != PREDICT_PH_FILL || !ps->jump_from)
 		return ssthresh;
 	pipe = ps->jump_from + (tp->delivered - ps->jump_delivered);
@@ -781,8 +880,7 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	}
 	if (!rate)
 		return;
-	target = predict_policer_floor(predict_target_of(rate, dmin, tp->mss_cache,
-							 cubic_tun_predict_margin(t)));
+	target = predict_policer_bdp(rate, dmin, tp->mss_cache, cubic_tun_predict_margin(t));
 	if (!target || target >= tp->snd_ssthresh)
 		return;
 	tp->snd_ssthresh = target;
@@ -847,6 +945,8 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 		e->flags |= CUBIC_EV_PREDICT_CAPPED;
 	if (ps->polmem_no_jump)
 		e->flags |= CUBIC_EV_PREDICT_NO_JUMP;
+	if (ps->busy)
+		e->flags |= CUBIC_EV_PREDICT_BUSY;
 	pr = &ps->st.v;
 	e->predict_rate = pr->rate;
 	e->predict_mean_rate = pr->mean_rate;

@@ -117,6 +117,8 @@ enum {
 #define CUBIC_EV_PREDICT_NO_STORAGE 0x4000
 /* a policer met here after a jump, its rate unmeasured: PREDICT did not jump (predict_polmem_no_jump()) */
 #define CUBIC_EV_PREDICT_NO_JUMP 0x20000
+/* an earlier flow found this destination busy: PREDICT set no target, HyStart decided (predict_busy_applies()) */
+#define CUBIC_EV_PREDICT_BUSY 0x40000
 
 /* The reasons after which slow start is over. */
 enum {
@@ -361,6 +363,7 @@ struct cubic_info {
 	VIEW(predict_capped, FLAG, CUBIC_EV_PREDICT_CAPPED) /* and capped it during the fill */     \
 	VIEW(predict_no_storage, FLAG, CUBIC_EV_PREDICT_NO_STORAGE)                                \
 	VIEW(predict_no_jump, FLAG, CUBIC_EV_PREDICT_NO_JUMP) /* a policer remembered held it */  \
+	VIEW(predict_busy, FLAG, CUBIC_EV_PREDICT_BUSY) /* a busy path remembered: HyStart's */    \
 	U32(samples, NUM, s->sample_cnt)		 /* RTT samples in this round */           \
 	U32(rounds, NUM, s->rounds)			 /* HyStart rounds since the flow began */ \
 	U64(since_start_us, NUM, tp->tcp_mstamp - s->start_us) /* since the flow's init */        \

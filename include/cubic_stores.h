@@ -49,9 +49,15 @@ struct predict_store {
 	__u64 share_rate;
 	__u32 share_ssthresh;
 	__u8 share_done;
+	/*
+	 * The busy path remembered (predict_busy_applies()): it set no target
+	 * (HyStart decided; the record's predict_busy), and the first slow
+	 * start's end was judged for the memory (predict_busy_evidence())
+	 */
+	__u8 busy;
+	__u8 busy_judged;
 	/* predict_unpace() waits for the kernel's pacing clock to come back to now */
 	__u8 unpace_pending;
-	__u8 pad2[2];
 	/* the policer remembered (predict_polmem_target()): the rate that set the target (0: none) */
 	__u64 polmem_rate;
 	/*
@@ -80,7 +86,8 @@ struct predict_store {
 	__u8 polmem_no_jump;
 	__u32 pol_cwnd;
 	__u32 pol_lost_base;
-	__u32 pad4;
+	/* the target the estimate would have set, had the path not been busy (packets) */
+	__u32 busy_target;
 };
 
 struct verdict_store {
@@ -108,5 +115,7 @@ struct polmem_key {
 #define CUBIC_MAP_PREDICT_STORE "predict_store"
 #define CUBIC_MAP_VERDICT_STORE "verdict_store"
 #define CUBIC_MAP_POLICER_MEMORY "policer_memory"
+/* the busy paths remembered (bpf/rule_predict.bpf.h: key struct polmem_key, value struct predict_busy) */
+#define CUBIC_MAP_BUSY_MEMORY "busy_memory"
 
 #endif /* CUBIC_STORES_H */

@@ -86,7 +86,9 @@
 	X(premature_ratio, 800, 1, 10000, "/1000",                                                 \
 	  "verdict: an exit below this x the path's BDP is premature (800: 0.8)")                \
 	X(verdict, 1, 0, 1, "bool",                                                                \
-	  "verdict: measure the path after each slow-start exit and judge it (0: no measurement)")
+	  "verdict: measure the path after each slow-start exit and judge it (0: no measurement)") \
+	X(predict_busy, 1, 0, 1, "bool",                                                           \
+	  "PREDICT: remember a path found busy per destination; HyStart decides there")
 
 /* Index of each tunable, in table order. */
 enum cubic_tunable_id {

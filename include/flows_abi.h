@@ -46,13 +46,15 @@ struct cubic_flow {
 	 * (bytes/s; 0: none), whether an answer waits for the recovery's
 	 * end (pol_pending), and whether a policer remembered without a rate
 	 * held the jump back (polmem_no_jump; a pad byte before it: the
-	 * record's size is unchanged)
+	 * record's size is unchanged), and whether a busy path remembered set
+	 * the estimate aside (busy; a pad byte before it too)
 	 */
 	__u64 policer_memory;
 	__u32 policer_ssthresh;
 	__u8 policer_pending;
 	__u8 policer_no_jump;
-	__u8 pad2[2];
+	__u8 busy;
+	__u8 pad2;
 	struct verdict_store verdict; /* CUBIC_FLOW_VERDICT */
 };
 

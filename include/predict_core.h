@@ -1010,6 +1010,12 @@ static inline __u32 predict_policer_floor(__u32 target)
 	return target && target < PREDICT_RETREAT_FLOOR ? PREDICT_RETREAT_FLOOR : target;
 }
 
+/* The window of a policed rate (bytes/s) at delay_min: its target, floored. */
+static inline __u32 predict_policer_bdp(__u64 rate_Bps, __u32 delay_min, __u32 mss, __u32 margin)
+{
+	return predict_policer_floor(predict_target_of(rate_Bps, delay_min, mss, margin));
+}
+
 static inline __u32 predict_policer_target(__u64 delivery_Bps, __u32 rtt_us, __u32 delay_min,
 					   __u32 cwnd, __u32 mss, __u32 margin, __u32 lost)
 {
@@ -1018,7 +1024,7 @@ static inline __u32 predict_policer_target(__u64 delivery_Bps, __u32 rtt_us, __u
 	if (!delivery_Bps || !rtt_us || !delay_min || !mss || lost < PREDICT_POLICER_LOST ||
 	    (__u64)rtt_us * 8 > (__u64)delay_min * 9)
 		return 0;
-	target = predict_policer_floor(predict_target_of(delivery_Bps, delay_min, mss, margin));
+	target = predict_policer_bdp(delivery_Bps, delay_min, mss, margin);
 	return (__u64)target * 2 < cwnd ? target : 0;
 }
 
@@ -1089,7 +1095,7 @@ static inline __u32 predict_polmem_target(const struct predict_polmem *m, __u64 
 		return 0;
 	if (estimate && m->rate * 4 > estimate * 3)
 		return 0; /* the estimate is the policed rate already, or near it */
-	return predict_policer_floor(predict_target_of(m->rate, delay_min, mss, margin));
+	return predict_policer_bdp(m->rate, delay_min, mss, margin);
 }
 
 /*
@@ -1268,6 +1274,85 @@ static inline __u64 predict_policer_pending(__u32 lost, __u64 rate, __u32 delay_
 static inline int predict_polmem_stale(__u32 rtt_us, __u32 delay_min)
 {
 	return rtt_us && delay_min && (__u64)rtt_us * 8 > (__u64)delay_min * 9;
+}
+
+/*
+ * The busy path remembered (issue 20, 3d). PREDICT's estimate is the link's
+ * rate as an unpaced burst sees it, and delay_min is the path's RTT plus
+ * whatever queue other flows keep standing: behind four competing cubic
+ * flows on eval's cross50_40_c4 (50 Mbit/s, 40 ms, a 1-BDP buffer) a flow's
+ * train read the link's 6.1 MB/s with a delay_min of 70-75 ms, and its
+ * target was about 10 x its fair share's BDP. Nothing in the first rounds
+ * tells that path from a free one with a 75 ms RTT (the burst's ACKs come
+ * back at the link's rate either way, and no flow sees its RTT without the
+ * others' queue), so the first flow there overshoots: with the jump it lost
+ * 107-119 packets on the path in slow start where the kernel's cubic lost 37.
+ * What it learns is remembered, as the policer is: a fill that ended below
+ * its own estimate's target by a queue (HyStart's delay test, the jump's
+ * queue test, a loss that came with a queue: predict_loss_queued()) or that the
+ * jump's share check judged shared marks the destination busy, per network
+ * namespace and address, for PREDICT_BUSY_S seconds. A later flow there, on
+ * the same path (delay_min within a factor of 2), measures as before but
+ * sets no target and does not jump: Linux HyStart decides its slow start, as
+ * for a flow whose train was not believed (the record says predict_busy).
+ * Such a flow's exit renews the entry when it too came below the estimate's
+ * target by a queue, and forgets it when it reached that target: the path
+ * had room for the estimate after all.
+ */
+#define PREDICT_BUSY_S 300
+
+struct predict_busy {
+	__u64 at_ns;	 /* when (bpf_ktime_get_ns()) the last flow found it busy */
+	__u32 delay_min; /* us, that flow's delay_min */
+	__u32 flows;	 /* flows that found it busy here (the first is 1) */
+};
+
+/* An entry in force (PREDICT_BUSY_S since the last flow that found it busy) and of this path. */
+static inline int predict_busy_applies(const struct predict_busy *m, __u64 now_ns,
+				       __u32 delay_min)
+{
+	if (!m || !m->delay_min || !delay_min || now_ns < m->at_ns ||
+	    now_ns - m->at_ns > (__u64)PREDICT_BUSY_S * 1000000000ULL)
+		return 0;
+	return (__u64)delay_min * 2 >= m->delay_min && delay_min <= (__u64)m->delay_min * 2;
+}
+
+/*
+ * A loss that came with a queue: its RTT (the last delivered packet's, RACK's)
+ * above 33/32 of delay_min. A policer has no queue of its own: its losses read
+ * 1.000-1.025 x delay_min behind eval's six policers (predict_polmem_worthy()),
+ * and the glue asks this only of a loss the policer answer did not claim. The
+ * fills that lost among competing flows read 1.042-1.224 x: their delay_min
+ * already holds the others' standing queue, so a buffer that was nearly full
+ * then adds little by the loss (cross50_40_c4's 1-BDP buffer: 80 ms at most
+ * on a delay_min of 69-77).
+ */
+static inline int predict_loss_queued(__u32 rtt_us, __u32 delay_min)
+{
+	return rtt_us && delay_min && (__u64)rtt_us * 32 > (__u64)delay_min * 33;
+}
+
+/* How a first slow start ended below its target (predict_busy_evidence()). */
+#define PREDICT_BUSY_QUEUED 1 /* by a queue: HyStart's delay test, the jump's, a loss with one */
+#define PREDICT_BUSY_SHARED 2 /* the jump's share check judged the link shared */
+
+/*
+ * How a first slow start ended, against the target of the flow's own
+ * estimate (target: packets; 0, none believed, says nothing): 1 when the
+ * path was busy (how: PREDICT_BUSY_SHARED, or PREDICT_BUSY_QUEUED below the
+ * target), -1 when it was not (cwnd reached the target), 0 when it does not
+ * say (below the target with no queue: a policer's loss, HyStart's ACK
+ * train).
+ */
+static inline int predict_busy_evidence(__u32 cwnd, __u32 target, int how)
+{
+	if (!target)
+		return 0;
+	if (how == PREDICT_BUSY_SHARED)
+		return 1;
+	if (cwnd >= target)
+		return -1;
+	return how == PREDICT_BUSY_QUEUED ? 1 : 0;
 }
 
 #endif /* PREDICT_CORE_H */

@@ -314,6 +314,8 @@ static void print_json(struct json *j, const struct flow_row *r, char (*names)[C
 		json_obj_open(j, "predict");
 		json_str(j, "phase", predict_phase_str(f->predict.phase));
 		json_u64(j, "rounds", f->predict.rounds);
+		/* a busy path remembered set the estimate aside: HyStart decides */
+		json_bool(j, "busy", f->busy);
 		if (f->predict.v.target) {
 			json_u64(j, "rate", f->predict.v.rate);
 			json_u64(j, "target", f->predict.v.target);
@@ -410,6 +412,8 @@ static void print_text(const struct flow_row *r, char (*names)[CUBIC_NAME_MAX],
 		else
 			printf(" predict:%s,round:%u", predict_phase_str(f->predict.phase),
 			       f->predict.rounds);
+		if (f->busy)
+			printf(",busy(hystart)");
 		if (f->policer_memory)
 			printf(",policer_memory:%.2fMbit/s", (double)f->policer_memory * 8 / 1e6);
 		else if (f->policer_no_jump)

@@ -2,11 +2,13 @@
 /*
  * cubicctl policers: the policers PREDICT remembers, per instance, network
  * namespace and destination (bpf/rule_predict.bpf.h's policer_memory, an LRU
- * map found through the instance's programs: it is not pinned), and --forget
- * to drop them. A remembered policer caps the next flows to its destination
- * at its rate for PREDICT_POLMEM_S seconds (predict_polmem_target()); an
- * entry older than that is in the map until the LRU evicts it but no longer
- * used, and is not listed.
+ * map found through the instance's programs: it is not pinned), and the busy
+ * paths (busy_memory, the same key), and --forget to drop them. A remembered
+ * policer caps the next flows to its destination at its rate for
+ * PREDICT_POLMEM_S seconds (predict_polmem_target()); a busy path leaves
+ * them to HyStart for PREDICT_BUSY_S (predict_busy_applies()). An entry
+ * older than that is in the map until the LRU evicts it but no longer used,
+ * and is not listed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -49,16 +51,24 @@ static void describe(FILE *f)
 		"and how many flows met it there. A rate 'unmeasured(no-jump)' is a policer a\n"
 		"flow met after a jump (predict_jump) and could not measure: the next flows\n"
 		"there do not jump, and the first to meet it without one sets the rate.\n"
-		"--forget ADDR drops a destination's entries ('all': every one), so that its\n"
-		"next flow measures the path afresh. Under --json one document:\n"
-		"{\"policers\": [...]}, or {\"forgot\": N}.\n",
-		PREDICT_POLMEM_S);
+		"It lists the busy paths too (predict_busy=1): a destination where a flow's\n"
+		"fill ended below its estimate's target by a queue, or was judged shared, so\n"
+		"that the estimate was the link's and not the flow's share; the next flows there\n"
+		"leave slow start to HyStart, for %d s from the last flow that found it busy.\n"
+		"Their lines say 'busy' where a policer's say its rate.\n"
+		"--forget ADDR drops a destination's entries of both kinds ('all': every one),\n"
+		"so that its next flow measures the path afresh. Under --json one document:\n"
+		"{\"policers\": [...]} (each with \"kind\": \"policer\" or \"busy\"), or\n"
+		"{\"forgot\": N, \"forgot_busy\": M}.\n",
+		PREDICT_POLMEM_S, PREDICT_BUSY_S);
 }
 
+/* a busy path's row holds its entry in m: rate 0, at_ns, delay_min and flows */
 struct pol_row {
 	struct polmem_key k;
 	struct predict_polmem m;
 	int instance;
+	bool busy;
 };
 
 struct pol_rows {
@@ -67,7 +77,7 @@ struct pol_rows {
 };
 
 static int add_row(struct pol_rows *r, const struct polmem_key *k, const struct predict_polmem *m,
-		   int inst)
+		   int inst, bool busy)
 {
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 64;
@@ -78,7 +88,7 @@ static int add_row(struct pol_rows *r, const struct polmem_key *k, const struct 
 		r->v = v;
 		r->cap = cap;
 	}
-	r->v[r->n++] = (struct pol_row){ .k = *k, .m = *m, .instance = inst };
+	r->v[r->n++] = (struct pol_row){ .k = *k, .m = *m, .instance = inst, .busy = busy };
 	return 0;
 }
 
@@ -92,10 +102,10 @@ static __u64 now_ns(void)
 }
 
 /* an entry with no rate is in force too: it holds the jump back (predict_polmem_no_jump()) */
-static bool in_force(const struct predict_polmem *m, __u64 now)
+static bool in_force(const struct predict_polmem *m, __u64 now, bool busy)
 {
 	return now >= m->at_ns &&
-	       now - m->at_ns <= (__u64)PREDICT_POLMEM_S * 1000000000ULL;
+	       now - m->at_ns <= (__u64)(busy ? PREDICT_BUSY_S : PREDICT_POLMEM_S) * 1000000000ULL;
 }
 
 /* A destination to forget: the family and the 16 bytes the key holds. */
@@ -130,19 +140,35 @@ static bool dest_match(const struct dest *d, const struct polmem_key *k)
 			  !memcmp(k->daddr, d->addr, d->family == AF_INET ? 4 : 16));
 }
 
+/* A busy path's entry as a row's: no rate. */
+static int lookup_entry(int fd, const struct polmem_key *key, bool busy, struct predict_polmem *m)
+{
+	struct predict_busy b;
+
+	if (!busy)
+		return bpf_map_lookup_elem(fd, key, m);
+	if (bpf_map_lookup_elem(fd, key, &b))
+		return -1;
+	*m = (struct predict_polmem){ .rate = 0, .at_ns = b.at_ns, .delay_min = b.delay_min,
+				      .flows = b.flows };
+	return 0;
+}
+
 /*
- * One instance's map: its entries in force into rows, or (forget) those of
- * the destination deleted, counted in *forgot. 1 when the instance has no
- * such map (programs older than it), 0, or EXIT_FAIL.
+ * One instance's map (busy: the busy paths', else the policers'): its
+ * entries in force into rows, or (forget) those of the destination deleted,
+ * counted in *forgot. 1 when the instance has no such map (programs older
+ * than it), 0, or EXIT_FAIL.
  */
-static int read_map(struct instance *in, int inst, const struct dest *forget,
+static int read_map(struct instance *in, int inst, bool busy, const struct dest *forget,
 		    struct pol_rows *rows, unsigned int *forgot)
 {
 	struct polmem_key key, next, *del = NULL;
 	struct predict_polmem m;
 	size_t ndel = 0, cap = 0;
 	__u64 now = now_ns();
-	int fd = instance_prog_map_fd(in, CUBIC_MAP_POLICER_MEMORY), rc = 0;
+	int fd = instance_prog_map_fd(in, busy ? CUBIC_MAP_BUSY_MEMORY : CUBIC_MAP_POLICER_MEMORY);
+	int rc = 0;
 	bool first = true;
 
 	if (fd < 0)
@@ -151,7 +177,7 @@ static int read_map(struct instance *in, int inst, const struct dest *forget,
 	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
 		first = false;
 		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &m))
+		if (lookup_entry(fd, &key, busy, &m))
 			continue; /* evicted meanwhile */
 		if (forget) {
 			if (!dest_match(forget, &key))
@@ -168,8 +194,8 @@ static int read_map(struct instance *in, int inst, const struct dest *forget,
 				del = v;
 			}
 			del[ndel++] = key;
-		} else if (in_force(&m, now)) {
-			rc = add_row(rows, &key, &m, inst);
+		} else if (in_force(&m, now, busy)) {
+			rc = add_row(rows, &key, &m, inst, busy);
 			if (rc)
 				break;
 		}
@@ -181,8 +207,8 @@ static int read_map(struct instance *in, int inst, const struct dest *forget,
 			rc = -errno;
 	}
 	if (rc) {
-		errmsg("%s: can't %s its policer memory: %s", in->name, forget ? "change" : "read",
-		       strerror(-rc));
+		errmsg("%s: can't %s its %s memory: %s", in->name, forget ? "change" : "read",
+		       busy ? "busy path" : "policer", strerror(-rc));
 		rc = EXIT_FAIL;
 	}
 	free(del);
@@ -211,19 +237,25 @@ static void print_text(const struct pol_row *r, char (*names)[CUBIC_NAME_MAX],
 {
 	char dst[INET6_ADDRSTRLEN], nsbuf[40], rate[40];
 	double age = (double)(now - r->m.at_ns) / 1e9;
+	int life = r->busy ? PREDICT_BUSY_S : PREDICT_POLMEM_S;
 
 	if (!nsname)
 		snprintf(nsbuf, sizeof(nsbuf), "cookie:%llu", (unsigned long long)r->k.net_cookie);
 	dest_str(&r->k, dst, sizeof(dst));
 	/* no rate: met after a jump and not measured; the next flows do not jump */
+	if (r->busy) {
+		printf("%s %s %s busy delay_min:%.3fms age:%.0fs expires_in:%.0fs flows:%u\n",
+		       names[r->instance], !nsname ? nsbuf : nsname[0] ? nsname : "-", dst,
+		       r->m.delay_min / 1000.0, age, life - age > 0 ? life - age : 0, r->m.flows);
+		return;
+	}
 	if (r->m.rate)
 		snprintf(rate, sizeof(rate), "%.2fMbit/s", (double)r->m.rate * 8 / 1e6);
 	else
 		snprintf(rate, sizeof(rate), "unmeasured(no-jump)");
 	printf("%s %s %s rate:%s delay_min:%.3fms age:%.0fs expires_in:%.0fs flows:%u\n",
 	       names[r->instance], !nsname ? nsbuf : nsname[0] ? nsname : "-", dst, rate,
-	       r->m.delay_min / 1000.0, age,
-	       PREDICT_POLMEM_S - age > 0 ? PREDICT_POLMEM_S - age : 0, r->m.flows);
+	       r->m.delay_min / 1000.0, age, life - age > 0 ? life - age : 0, r->m.flows);
 }
 
 static void print_json(struct json *j, const struct pol_row *r, char (*names)[CUBIC_NAME_MAX],
@@ -231,10 +263,12 @@ static void print_json(struct json *j, const struct pol_row *r, char (*names)[CU
 {
 	char dst[INET6_ADDRSTRLEN];
 	double age = (double)(now - r->m.at_ns) / 1e9;
+	int life = r->busy ? PREDICT_BUSY_S : PREDICT_POLMEM_S;
 
 	dest_str(&r->k, dst, sizeof(dst));
 	json_obj_open(j, NULL);
 	json_str(j, "instance", names[r->instance]);
+	json_str(j, "kind", r->busy ? "busy" : "policer");
 	json_str_or_null(j, "netns", nsname && nsname[0] ? nsname : NULL);
 	json_u64(j, "netns_cookie", r->k.net_cookie);
 	json_str(j, "family", r->k.family == AF_INET6 ? "ipv6" : "ipv4");
@@ -243,7 +277,7 @@ static void print_json(struct json *j, const struct pol_row *r, char (*names)[CU
 	json_bool(j, "no_jump", !r->m.rate);
 	json_u64(j, "delay_min_us", r->m.delay_min);
 	json_double(j, "age_s", age, 1);
-	json_double(j, "expires_in_s", PREDICT_POLMEM_S - age > 0 ? PREDICT_POLMEM_S - age : 0, 1);
+	json_double(j, "expires_in_s", life - age > 0 ? life - age : 0, 1);
 	json_u64(j, "flows", r->m.flows);
 	json_obj_close(j);
 }
@@ -251,7 +285,7 @@ static void print_json(struct json *j, const struct pol_row *r, char (*names)[CU
 struct map_ctx {
 	const struct dest *forget;
 	struct pol_rows *rows;
-	unsigned int forgot;
+	unsigned int forgot, forgot_busy;
 	bool named;
 	char (*names)[CUBIC_NAME_MAX];
 };
@@ -259,11 +293,15 @@ struct map_ctx {
 static int map_one(struct instance *in, int idx, void *ctx)
 {
 	struct map_ctx *c = ctx;
-	int r = read_map(in, idx, c->forget, c->rows, &c->forgot);
+	int r = read_map(in, idx, false, c->forget, c->rows, &c->forgot);
 
 	if (r == 1 && c->named)
 		note("%s's programs keep no policer memory (they predate it: 'cubicctl upgrade "
 		     "--name %s' adds it)", c->names[idx], c->names[idx]);
+	if (r != 0 && r != 1)
+		return r;
+	/* programs older than the busy memory have none: nothing to list */
+	r = read_map(in, idx, true, c->forget, c->rows, &c->forgot_busy);
 	return r == 1 ? 0 : r;
 }
 
@@ -275,7 +313,7 @@ int cmd_policers(int argc, char **argv)
 	struct policers_opts o = { NULL, NULL };
 	struct pol_rows rows = { NULL, 0, 0 };
 	struct dest d;
-	unsigned int forgot = 0;
+	unsigned int forgot = 0, forgot_busy = 0;
 	int nns = 0, rc, nargs, lock = -1, self_fd = -1;
 	__u64 now;
 
@@ -293,10 +331,11 @@ int cmd_policers(int argc, char **argv)
 	if (rc)
 		return rc;
 	{
-		struct map_ctx c = { o.forget ? &d : NULL, &rows, 0, o.name != NULL, names };
+		struct map_ctx c = { o.forget ? &d : NULL, &rows, 0, 0, o.name != NULL, names };
 
 		rc = instance_each_loaded(o.name, names, MAX_INSTANCES, map_one, &c);
 		forgot = c.forgot;
+		forgot_busy = c.forgot_busy;
 	}
 	if (rc)
 		goto out;
@@ -306,10 +345,12 @@ int cmd_policers(int argc, char **argv)
 
 			json_obj_open(j, NULL);
 			json_u64(j, "forgot", forgot);
+			json_u64(j, "forgot_busy", forgot_busy);
 			json_obj_close(j);
 			json_end(j);
 		} else {
-			printf("forgot %u remembered polic%s%s%s\n", forgot, forgot == 1 ? "er" : "ers",
+			printf("forgot %u remembered polic%s and %u busy path%s%s%s\n", forgot,
+			       forgot == 1 ? "er" : "ers", forgot_busy, forgot_busy == 1 ? "" : "s",
 			       d.all ? "" : " of ", d.all ? "" : o.forget);
 		}
 		goto out;
@@ -345,7 +386,8 @@ int cmd_policers(int argc, char **argv)
 			print_text(&rows.v[i], names,
 				   netns_name(rows.v[i].k.net_cookie, ns, cookies, nns), now);
 		if (!rows.n)
-			note(o.name ? "%s remembers no policer now" : "%sno instance remembers a policer now",
+			note(o.name ? "%s remembers no policer and no busy path now"
+				    : "%sno instance remembers a policer or a busy path now",
 			     o.name ? o.name : "");
 	}
 out:
@@ -363,6 +405,6 @@ const struct command cmd_policers_def = {
 	.run = cmd_policers,
 	.opts = policers_opts,
 	.max_args = 0,
-	.summary = "the policers PREDICT remembers per destination; --forget them",
+	.summary = "the policers and busy paths PREDICT remembers; --forget them",
 	.describe = describe,
 };

@@ -279,9 +279,9 @@ established() {
 	[ "$("$CUBICCTL" -j policers --name "$NAME" | jq -c '.policers')" = "[]" ]
 	run "$CUBICCTL" policers --name "$NAME"
 	[ "$status" -eq 0 ]
-	[ "$output" = "cubicctl: policers: $NAME remembers no policer now" ]
+	[ "$output" = "cubicctl: policers: $NAME remembers no policer and no busy path now" ]
 	run "$CUBICCTL" policers --name "$NAME" --forget ::1
 	[ "$status" -eq 0 ]
-	[ "$output" = "forgot 0 remembered policers of ::1" ]
-	[ "$("$CUBICCTL" -j policers --name "$NAME" --forget all)" = '{"forgot":0}' ]
+	[ "$output" = "forgot 0 remembered policers and 0 busy paths of ::1" ]
+	[ "$("$CUBICCTL" -j policers --name "$NAME" --forget all)" = '{"forgot":0,"forgot_busy":0}' ]
 }

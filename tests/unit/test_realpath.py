@@ -127,7 +127,7 @@ def test_significance():
 
 
 def test_policer_remembered():
-    """The flows whose target came from a remembered policer are counted."""
+    """The flows a memory changed (a policer's, a busy path's) are counted."""
     pol = "police=20mbit:100kb"
     fl = [flow("pol", "cubic", real=pol, retx=100) for _ in range(3)]
     fl += [flow("pol", "pred", real=pol, retx=r) for r in (120, 50, 50)]
@@ -141,6 +141,11 @@ def test_policer_remembered():
     md = analyze.realpath_md(fl)
     check("and one held back: 3", (row(md, "policer", "pred") or [""] * 11)[10] == "3")
     fl[3]["bpf_predict_no_jump"] = False
+    # and an estimate a busy path remembered set aside
+    fl[3]["bpf_predict_busy"] = True
+    md = analyze.realpath_md(fl)
+    check("and one set aside: 3", (row(md, "policer", "pred") or [""] * 11)[10] == "3")
+    fl[3]["bpf_predict_busy"] = False
     md = analyze.realpath_md(fl)
     check("cubic: none", (row(md, "policer", "cubic") or [""] * 11)[10] == "0")
     check("and judged on all its flows: no worse",

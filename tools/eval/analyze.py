@@ -1471,7 +1471,7 @@ def realpath_md(flows):
                 word = f"worse within the noise (p {min(fails):.2f})"
             late = sum(1 for x in fl if (x.get("path_stall") or {}).get("kind") == "emulator_late")
             mem = sum(1 for x in fl if (x.get("bpf_predict_policer_memory") or 0) > 0 or
-                      x.get("bpf_predict_no_jump"))
+                      x.get("bpf_predict_no_jump") or x.get("bpf_predict_busy"))
             rows.append(f"| {c} | {', '.join(scen)} | {aid} | {len(fl)} | {fmt(mr)} | "
                         f"{fmt(mp) if path else '-'} | {fmt(md)} | {nb} | {word} | {late} | {mem} |")
     if not rows:
@@ -1494,13 +1494,14 @@ def realpath_md(flows):
         "HyStart re-implemented (the fidelity section): where it reads worse, the difference is these "
         "paths' noise at this run's size, not a rule's. **late emulator**: flows kept after every try ran "
         f"on an emulator whose delay line was more than {EMU_LATE_P99_US / 1e3:g} ms late on 1 % of their "
-        "packets (tools/eval/README.md): their figures are the host's, not the path's. **policer "
-        "remembered**: flows whose target came from a policer an earlier flow of the same instance "
+        "packets (tools/eval/README.md): their figures are the host's, not the path's. **remembered**: "
+        "flows whose target came from a policer an earlier flow of the same instance "
         "met on the path, or whose jump one held back (docs/RULES.md, \"The policer remembered\"; "
-        "the record's predict_policer_memory and predict_no_jump): a repetition after the first "
-        "meets the path as a returning user does.\n",
+        "the record's predict_policer_memory and predict_no_jump), or whose estimate was set aside "
+        "because an earlier flow found the path busy (\"The busy path remembered\"; predict_busy): "
+        "a repetition after the first meets the path as a returning user does.\n",
         "| class | scenarios | algorithm | flows | slow-start retx | slow-start retx, path | drops | "
-        f"exits below {BELOW} BDP | against HyStart | late emulator | policer remembered |",
+        f"exits below {BELOW} BDP | against HyStart | late emulator | remembered |",
         "|---|---|---|---|---|---|---|---|---|---|---|"] + rows + [""])
 
 
