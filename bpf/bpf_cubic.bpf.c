@@ -481,6 +481,7 @@ void BPF_PROG(bc_release, struct sock *sk)
 
 	if (s->verdict == VERDICT_ON)
 		verdict_close(sk);
+	rule_predict_release(sk);
 	/* release also runs for sockets closed before init ever ran */
 	if (s->flags & CUBIC_SF_INIT) {
 		s->flags &= ~CUBIC_SF_INIT;

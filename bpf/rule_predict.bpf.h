@@ -143,36 +143,68 @@ struct {
 	__type(value, struct predict_busy);
 } busy_memory SEC(".maps");
 
-/* An entry for this flow's destination and path, in force: PREDICT sets no target. */
-static __noinline int busy_recall(struct sock *sk, __u32 delay_min)
+/*
+ * An entry for this flow's destination and path, in force, when PREDICT
+ * believed its estimate (ps->st.v): the estimate is the link's, not what this
+ * flow can get beside the others. It is set aside (the target it would have
+ * set kept for busy_tell()), and HyStart decides, as for a train not
+ * believed, on the flow unpaced. Returns 1 then.
+ */
+static __noinline int busy_aside(struct sock *sk, struct predict_store *ps)
 {
+	struct predict_verdict *v = &ps->st.v;
 	struct polmem_key k;
 
 	polmem_key_of(sk, &k);
-	return predict_busy_applies(bpf_map_lookup_elem(&busy_memory, &k), bpf_ktime_get_ns(),
-				    delay_min);
+	if (!predict_busy_applies(bpf_map_lookup_elem(&busy_memory, &k), bpf_ktime_get_ns(),
+				  v->delay_min))
+		return 0;
+	ps->busy = 1;
+	ps->busy_target = v->target;
+	v->target = 0;
+	v->jump = 0;
+	ps->st.phase = PREDICT_PH_DONE;
+	return 1;
 }
 
 /*
  * The first slow start of a flow with an estimate ended (cwnd then; how:
- * PREDICT_BUSY_QUEUED, PREDICT_BUSY_SHARED or 0): the destination is
- * remembered busy, renewed, or forgotten (predict_busy_evidence()). Once per
- * flow. The target judged against is the estimate's own, or the one a busy
- * entry held back; none when a remembered policer set it.
+ * PREDICT_BUSY_QUEUED, PREDICT_BUSY_SHARED or 0): noted, once per flow. The
+ * memory is told at the flow's first loss (predict_loss()) or when it closes
+ * (rule_predict_release()), not here: the ACK path's program is as large as
+ * Linux 6.1's verifier takes (bc_pkts_acked, 999,498 of its 1,000,000
+ * instructions with the unpacing's wait), and the map's work would not fit.
  */
-static __noinline void busy_judge(struct sock *sk, struct predict_store *ps,
-				  const struct cubic_tunables *t, __u32 cwnd, int how)
+static __noinline void busy_note(struct predict_store *ps, __u32 cwnd, int how)
+{
+	if (ps->busy_judged)
+		return;
+	ps->busy_judged = PREDICT_BUSY_NOTED;
+	ps->busy_cwnd = cwnd;
+	ps->busy_how = how;
+}
+
+/*
+ * What was noted goes to the memory: the destination is remembered busy,
+ * renewed, or forgotten (predict_busy_evidence()). The target judged against
+ * is the estimate's own, or the one a busy entry held back; none when a
+ * remembered policer set it.
+ */
+static __noinline void busy_tell(struct sock *sk, struct predict_store *ps,
+				 const struct cubic_tunables *t)
 {
 	struct predict_busy m, *old;
 	struct polmem_key k;
 	__u32 target;
 	int e;
 
-	if (ps->busy_judged || !cubic_tun_predict_busy(t))
+	if (ps->busy_judged != PREDICT_BUSY_NOTED)
 		return;
-	ps->busy_judged = 1;
+	ps->busy_judged = PREDICT_BUSY_TOLD;
+	if (!cubic_tun_predict_busy(t))
+		return;
 	target = ps->busy ? ps->busy_target : ps->polmem_rate ? 0 : ps->st.v.target;
-	e = predict_busy_evidence(cwnd, target, how);
+	e = predict_busy_evidence(ps->busy_cwnd, target, ps->busy_how);
 	if (!e)
 		return;
 	polmem_key_of(sk, &k);
@@ -254,7 +286,7 @@ static __always_inline void predict_uncap(struct sock *sk, struct predict_store 
  * until an ACK finds the clock at now (ps->unpace_pending; predict_ack(), and
  * the first reduction, predict_loss(), try again).
  */
-static __always_inline void predict_unpace(struct sock *sk, struct predict_store *ps)
+static __noinline void predict_unpace(struct sock *sk, struct predict_store *ps)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 
@@ -393,7 +425,7 @@ static __noinline int predict_share_check(struct sock *sk, struct predict_store 
 	if (target >= tp->snd_ssthresh)
 		return 0;
 	ps->share_ssthresh = target;
-	busy_judge(sk, ps, t, tp->snd_cwnd, PREDICT_BUSY_SHARED);
+	busy_note(ps, tp->snd_cwnd, PREDICT_BUSY_SHARED);
 	if (cubic_tun_predict_cap(t))
 		predict_cap_rate(sk, ps, got * cubic_tun_predict_cap(t) / 1000);
 	before = tp->snd_ssthresh;
@@ -426,7 +458,7 @@ static __noinline int predict_jump_queue(struct sock *sk, const struct cubic_tun
 	/* the record's round_min_rtt_us: the value that crossed (the slow start ends here) */
 	s->curr_rtt = ps->jump_least;
 	tp->snd_ssthresh = cwnd;
-	busy_judge(sk, ps, t, cwnd, PREDICT_BUSY_QUEUED);
+	busy_note(ps, cwnd, PREDICT_BUSY_QUEUED);
 	predict_done(sk, false);
 	s->found |= CUBIC_EV_DELAY;
 	__builtin_memset(&x, 0, sizeof(x));
@@ -531,19 +563,8 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 		}
 	}
 	if ((act == PREDICT_ACT_TARGET || act == PREDICT_ACT_EXIT) && !ps->polmem_rate &&
-	    cubic_tun_predict_busy(t) && busy_recall(sk, v->delay_min)) {
-		/*
-		 * the destination was found busy (predict_busy_applies()): the
-		 * estimate is the link's, not what this flow can get; HyStart
-		 * decides, as for a train not believed, on the flow unpaced
-		 */
-		ps->busy = 1;
-		ps->busy_target = v->target;
-		v->target = 0;
-		v->jump = 0;
-		ps->st.phase = PREDICT_PH_DONE;
+	    cubic_tun_predict_busy(t) && busy_aside(sk, ps))
 		act = PREDICT_ACT_GIVE_UP;
-	}
 	if (act == PREDICT_ACT_PACE) {
 		/*
 		 * The measured round's data left unpaced (its ACKs are the
@@ -636,15 +657,27 @@ static __always_inline void rule_predict_exit_check(struct sock *sk, const struc
 /*
  * HyStart ended the first slow start of a flow PREDICT measured: during the
  * fill (its delay test, the one left on: the target was too high), or on a
- * flow a busy entry left to it. The busy memory is told how (busy_judge()).
+ * flow a busy entry left to it: noted for the busy memory (busy_note()).
  */
-static __noinline void predict_hystart_exit(struct sock *sk, const struct cubic_tunables *t)
+static __noinline void predict_hystart_exit(struct sock *sk)
 {
 	struct predict_store *ps = predict_get(sk, 0);
 
 	if (ps && (ps->st.phase == PREDICT_PH_FILL || ps->busy))
-		busy_judge(sk, ps, t, ((struct tcp_sock *)sk)->snd_cwnd,
-			   ca_state(sk)->found & CUBIC_EV_DELAY ? PREDICT_BUSY_QUEUED : 0);
+		busy_note(ps, ((struct tcp_sock *)sk)->snd_cwnd,
+			  ca_state(sk)->found & CUBIC_EV_DELAY ? PREDICT_BUSY_QUEUED : 0);
+}
+
+/* The flow closes: what its first slow start's end said goes to the busy memory. */
+static __always_inline void rule_predict_release(struct sock *sk)
+{
+	struct predict_store *ps;
+
+	if (!predict_ok)
+		return;
+	ps = predict_get(sk, 0);
+	if (ps)
+		busy_tell(sk, ps, get_tunables());
 }
 
 /* HyStart's exit (!after) ends PREDICT only where it ran for PREDICT: hystart=predict. */
@@ -656,7 +689,7 @@ static __always_inline void rule_predict_forget(struct sock *sk, const struct cu
 	if (!after && cubic_tun_hystart(t) != CUBIC_HYSTART_PREDICT)
 		return;
 	if (!after)
-		predict_hystart_exit(sk, t);
+		predict_hystart_exit(sk);
 	predict_done(sk, after);
 }
 
@@ -799,12 +832,14 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	/*
 	 * a loss in the fill, or in a slow start a busy entry left to HyStart,
 	 * that the policer answer did not claim (it returned above, or waits
-	 * for the recovery's end): busy_judge()
+	 * for the recovery's end): noted, and with what was noted before (a
+	 * HyStart exit's), told to the memory
 	 */
 	if (ps->st.phase == PREDICT_PH_FILL || ps->busy)
-		busy_judge(sk, ps, t, cwnd,
-			   !policed && predict_loss_queued(tp->rack.rtt_us, ca_state(sk)->delay_min) ?
-				   PREDICT_BUSY_QUEUED : 0);
+		busy_note(ps, cwnd,
+			  !policed && predict_loss_queued(tp->rack.rtt_us, ca_state(sk)->delay_min) ?
+				  PREDICT_BUSY_QUEUED : 0);
+	busy_tell(sk, ps, t);
 	if (ps->st.phase != PREDICT_PH_FILL || !ps->jump_from)
 		return ssthresh;
 	pipe = ps->jump_from + (tp->delivered - ps->jump_delivered);

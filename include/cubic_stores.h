@@ -51,8 +51,10 @@ struct predict_store {
 	__u8 share_done;
 	/*
 	 * The busy path remembered (predict_busy_applies()): it set no target
-	 * (HyStart decided; the record's predict_busy), and the first slow
-	 * start's end was judged for the memory (predict_busy_evidence())
+	 * (HyStart decided; the record's predict_busy), and how far the first
+	 * slow start's end is on its way to the memory (PREDICT_BUSY_NOTED:
+	 * noted in busy_how and busy_cwnd, PREDICT_BUSY_TOLD: the memory told;
+	 * busy_note(), busy_tell())
 	 */
 	__u8 busy;
 	__u8 busy_judged;
@@ -88,6 +90,10 @@ struct predict_store {
 	__u32 pol_lost_base;
 	/* the target the estimate would have set, had the path not been busy (packets) */
 	__u32 busy_target;
+	/* the first slow start's end: cwnd then, and how (PREDICT_BUSY_QUEUED, _SHARED or 0) */
+	__u32 busy_cwnd;
+	__u8 busy_how;
+	__u8 pad5[3];
 };
 
 struct verdict_store {

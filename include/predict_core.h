@@ -1332,6 +1332,10 @@ static inline int predict_loss_queued(__u32 rtt_us, __u32 delay_min)
 	return rtt_us && delay_min && (__u64)rtt_us * 32 > (__u64)delay_min * 33;
 }
 
+/* The glue's steps from a first slow start's end to the memory (predict_store.busy_judged). */
+#define PREDICT_BUSY_NOTED 1
+#define PREDICT_BUSY_TOLD  2
+
 /* How a first slow start ended below its target (predict_busy_evidence()). */
 #define PREDICT_BUSY_QUEUED 1 /* by a queue: HyStart's delay test, the jump's, a loss with one */
 #define PREDICT_BUSY_SHARED 2 /* the jump's share check judged the link shared */
