@@ -1322,7 +1322,7 @@ static inline int predict_busy_applies(const struct predict_busy *m, __u64 now_n
  * above 33/32 of delay_min. A policer has no queue of its own: its losses read
  * 1.000-1.025 x delay_min behind eval's six policers (predict_polmem_worthy()),
  * and the glue asks this only of a loss the policer answer did not claim. The
- * fills that lost among competing flows read 1.042-1.224 x: their delay_min
+ * fills that lost among competing flows read 1.037-1.224 x: their delay_min
  * already holds the others' standing queue, so a buffer that was nearly full
  * then adds little by the loss (cross50_40_c4's 1-BDP buffer: 80 ms at most
  * on a delay_min of 69-77).

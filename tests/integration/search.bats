@@ -34,10 +34,24 @@ teardown() {
 
 
 @test "preset search, both datapaths: the draft's rule exits before any loss and drains cwnd to the delivered BDP" {
+	local late
 	for dp in exact fast; do
-		"$CUBICCTL" load --name "$NAME" --preset search --datapath "$dp"
-		traced_flow "$dp" 3
-		rec=$(jq -c 'select(.search)' "$BATS_TEST_TMPDIR/$dp.jsonl")
+		# A host that stalls holds the path's packets: SEARCH's bins go
+		# without ACKs, it starts over (search_missed), and the deep buffer
+		# overflows first (a CI-like run's fast flow: a loss at cwnd 1166,
+		# no SEARCH exit). A flow without a SEARCH exit on a path whose
+		# delay line released 1 % of its packets more than 1 ms late (the
+		# eval's "stalled path", tools/eval/README.md) runs once more.
+		for try in 1 2; do
+			"$CUBICCTL" load --name "$NAME" --preset search --datapath "$dp"
+			path_release_reset "$P"
+			traced_flow "$dp" 3
+			late=$("$PATHEMU" show --name "$P" | sed -n 's/^delayq_release_err_p99_us=//p')
+			rec=$(jq -c 'select(.search)' "$BATS_TEST_TMPDIR/$dp.jsonl")
+			[ -z "$rec" ] && [ "$try" = 1 ] && [ "${late:-0}" -gt 1000 ] || break
+			echo "$dp: no SEARCH exit, the path's delay line ${late} us late at p99: the flow again"
+			"$CUBICCTL" unload --name "$NAME"
+		done
 		[ -n "$rec" ]
 		# one exit, the first record of the flow, in the initial slow start
 		[ "$(head -n 1 "$BATS_TEST_TMPDIR/$dp.jsonl" | jq -r .reason)" = search ]

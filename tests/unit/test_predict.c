@@ -1343,7 +1343,7 @@ TEST(a_busy_path_remembered)
 /*
  * What a first slow start's end says about the path. The losses of eval's
  * policers read 1.000-1.025 x delay_min, the fills that lost among
- * competing flows 1.042-1.224 x (cross50_40_c4's jump: 80,056 us on a
+ * competing flows 1.037-1.224 x (cross50_40_c4's jump: 80,056 us on a
  * delay_min of 74,869; another's 78,980 on 75,830); 33/32 is the line. Below the estimate's target
  * (327, that flow's) by a queue or judged shared: busy; at the target or
  * past it: not (the entry goes); below it with no queue (a policer, an ACK
