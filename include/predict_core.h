@@ -1075,15 +1075,25 @@ struct predict_polmem {
 	__u32 flows;	 /* flows that met the policer here (the first is 1) */
 };
 
-/* An entry still in force (PREDICT_POLMEM_S), and of this path: delay_min within a factor of 2. */
+/*
+ * A remembered entry (made at at_ns by a flow with delay_min then) still in
+ * force (life_s), and of this path: delay_min within a factor of 2 of then's,
+ * not another path to the same address. The policer's and the busy path's.
+ */
+static inline int predict_memory_applies(__u64 at_ns, __u32 then, __u64 now_ns, __u32 delay_min,
+					 __u32 life_s)
+{
+	if (!then || !delay_min || now_ns < at_ns || now_ns - at_ns > (__u64)life_s * 1000000000ULL)
+		return 0;
+	return (__u64)delay_min * 2 >= then && delay_min <= (__u64)then * 2;
+}
+
+/* A policer entry still in force (PREDICT_POLMEM_S), and of this path. */
 static inline int predict_polmem_applies(const struct predict_polmem *m, __u64 now_ns,
 					 __u32 delay_min)
 {
-	if (!m || !m->delay_min || !delay_min || now_ns < m->at_ns ||
-	    now_ns - m->at_ns > (__u64)PREDICT_POLMEM_S * 1000000000ULL)
-		return 0;
-	/* not another path to the same address */
-	return (__u64)delay_min * 2 >= m->delay_min && delay_min <= (__u64)m->delay_min * 2;
+	return m && predict_memory_applies(m->at_ns, m->delay_min, now_ns, delay_min,
+					   PREDICT_POLMEM_S);
 }
 
 static inline __u32 predict_polmem_target(const struct predict_polmem *m, __u64 now_ns,
@@ -1311,10 +1321,8 @@ struct predict_busy {
 static inline int predict_busy_applies(const struct predict_busy *m, __u64 now_ns,
 				       __u32 delay_min)
 {
-	if (!m || !m->delay_min || !delay_min || now_ns < m->at_ns ||
-	    now_ns - m->at_ns > (__u64)PREDICT_BUSY_S * 1000000000ULL)
-		return 0;
-	return (__u64)delay_min * 2 >= m->delay_min && delay_min <= (__u64)m->delay_min * 2;
+	return m && predict_memory_applies(m->at_ns, m->delay_min, now_ns, delay_min,
+					   PREDICT_BUSY_S);
 }
 
 /*
