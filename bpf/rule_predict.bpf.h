@@ -177,9 +177,9 @@ static __noinline int busy_aside(struct sock *sk, struct predict_store *ps)
  */
 static __noinline void busy_note(struct predict_store *ps, __u32 cwnd, int how)
 {
-	if (ps->busy_judged)
+	if (ps->busy_step)
 		return;
-	ps->busy_judged = PREDICT_BUSY_NOTED;
+	ps->busy_step = PREDICT_BUSY_NOTED;
 	ps->busy_cwnd = cwnd;
 	ps->busy_how = how;
 }
@@ -198,9 +198,9 @@ static __noinline void busy_tell(struct sock *sk, struct predict_store *ps,
 	__u32 target;
 	int e;
 
-	if (ps->busy_judged != PREDICT_BUSY_NOTED)
+	if (ps->busy_step != PREDICT_BUSY_NOTED)
 		return;
-	ps->busy_judged = PREDICT_BUSY_TOLD;
+	ps->busy_step = PREDICT_BUSY_TOLD;
 	if (!cubic_tun_predict_busy(t))
 		return;
 	target = ps->busy ? ps->busy_target : ps->polmem_rate ? 0 : ps->st.v.target;

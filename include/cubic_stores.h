@@ -57,7 +57,7 @@ struct predict_store {
 	 * busy_note(), busy_tell())
 	 */
 	__u8 busy;
-	__u8 busy_judged;
+	__u8 busy_step;
 	/* predict_unpace() waits for the kernel's pacing clock to come back to now */
 	__u8 unpace_pending;
 	/* the policer remembered (predict_polmem_target()): the rate that set the target (0: none) */

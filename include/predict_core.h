@@ -1340,7 +1340,7 @@ static inline int predict_loss_queued(__u32 rtt_us, __u32 delay_min)
 	return rtt_us && delay_min && (__u64)rtt_us * 32 > (__u64)delay_min * 33;
 }
 
-/* The glue's steps from a first slow start's end to the memory (predict_store.busy_judged). */
+/* The glue's steps from a first slow start's end to the memory (predict_store.busy_step). */
 #define PREDICT_BUSY_NOTED 1
 #define PREDICT_BUSY_TOLD  2
 
