@@ -45,6 +45,9 @@ def test_classes():
     check("one cubic", analyze.real_class(flow("c", "a", real="cross=1:cubic")) == "1 competing flow")
     check("one bbr", analyze.real_class(flow("b", "a", real="cross=1:bbr")) == "1 competing flow")
     check("four", analyze.real_class(flow("c4", "a", real="cross=4:cubic")) == "4 competing flows")
+    # another count is a class of its own, not folded into 1 or 4 nor dropped
+    check("two", analyze.real_class(flow("c2", "a", real="cross=2:cubic")) == "2 competing flows")
+    check("sixteen", analyze.real_class(flow("c16", "a", real="cross=16:bbr")) == "16 competing flows")
     check("trace", analyze.real_class(flow("t", "a", real="trace=wifi")) == "trace-driven link")
     check("jitter", analyze.real_class(flow("j", "a", jitter="15ms")) == "jitter")
     check("clean is none", analyze.real_class(flow("r", "a")) is None)
@@ -152,6 +155,26 @@ def test_policer_remembered():
           (row(md, "policer", "pred") or [""] * 11)[8] == "no worse")
 
 
-for t in (test_classes, test_verdicts, test_path_cost, test_significance, test_policer_remembered):
+def test_other_counts():
+    """A path with 2 competing flows (not in the matrix) is judged in a row
+    of its own, against HyStart on that path, and the table keeps its order:
+    the named classes, other counts after 4, jitter last."""
+    fl = [flow("c2", "cubic", real="cross=2:cubic", retx=r, path=r) for r in (10, 12)]
+    fl += [flow("c2", "pred", real="cross=2:cubic", retx=r, path=r) for r in (60, 70)]
+    fl += [flow("c4", "cubic", real="cross=4:cubic", retx=5, path=5)]
+    fl += [flow("j", "cubic", jitter="15ms", retx=0, path=0)]
+    fl += [flow("c1", "cubic", real="cross=1:cubic", retx=1, path=1)]
+    md = analyze.realpath_md(fl)
+    check("2 competing flows: a row", row(md, "2 competing flows", "cubic") is not None)
+    check("2 competing flows: judged against that path's HyStart",
+          worse(row(md, "2 competing flows", "pred")))
+    cells = ([x.strip() for x in line.strip("|").split("|")] for line in md.splitlines())
+    order = [c[0] for c in cells if len(c) == 11 and c[2] == "cubic"]
+    check("classes in order: 1, 4, 2, jitter",
+          order == ["1 competing flow", "4 competing flows", "2 competing flows", "jitter"])
+
+
+for t in (test_classes, test_verdicts, test_path_cost, test_significance, test_policer_remembered,
+          test_other_counts):
     t()
 done("realpath")

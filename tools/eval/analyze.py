@@ -24,6 +24,7 @@ import itertools
 import json
 import math
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True
@@ -1396,12 +1397,30 @@ REAL_ALPHA = 0.05  # a rule is **worse** where the noise alone would be this unl
 
 def real_class(x):
     """The flow's real-path class, or None: a jitter path is one too (its
-    record's jitter, not "real")."""
+    record's jitter, not "real"). Competing flows are a class per count
+    (cross=N:CC, N of 1-16): the fair share, and so what a rule may cost
+    the others, depends on N; REAL_CLASSES names the matrix's 1 and 4, a
+    path with another N gets "N competing flows" of its own."""
     real = x.get("real") or ""
     for pfx, name in REAL_CLASSES:
         if real.startswith(pfx):
             return name
+    m = re.match(r"cross=(\d+):", real)
+    if m:
+        return f"{int(m.group(1))} competing flows"
     return "jitter" if x.get("jitter") and not real else None
+
+
+def real_class_order(c):
+    """The document's order of the classes: REAL_CLASSES', competing flows
+    of another count after the matrix's by count, jitter last."""
+    names = [n for _, n in REAL_CLASSES]
+    if c in names:
+        return (names.index(c), 0)
+    m = re.match(r"(\d+) competing flows$", c)
+    if m:
+        return (names.index("4 competing flows"), int(m.group(1)))
+    return (len(names), 0)
 
 
 def realpath_md(flows):
@@ -1415,13 +1434,12 @@ def realpath_md(flows):
     at least 2 packets: these paths are noisy) and it exits below BELOW no
     more often. A run from before the path's figure was recorded is judged
     on the whole flow's drops instead, as it was then."""
-    by = collections.OrderedDict()
-    for name in [n for _, n in REAL_CLASSES] + ["jitter"]:
-        by[name] = collections.OrderedDict()
+    cls = collections.defaultdict(collections.OrderedDict)
     for x in flows:
         c = real_class(x)
         if c:
-            by[c].setdefault(x["algorithm"], []).append(x)
+            cls[c].setdefault(x["algorithm"], []).append(x)
+    by = collections.OrderedDict((c, cls[c]) for c in sorted(cls, key=real_class_order))
 
     def medof(fl, key):
         v = [x[key] for x in fl if x.get(key) is not None]
