@@ -49,7 +49,7 @@ eval_algos() {
 setup_file() {
 	[[ $EUID -eq 0 ]] || skip "needs root"
 	ensure_fs
-	# at most 5 characters: with a one-letter suffix (EP i, m, s, r, x) and the
+	# at most 5 characters: with a one-letter suffix (EP i, m, o, s, r, x) and the
 	# longest algorithm's "_predictj", an instance name is 15, the kernel's limit
 	export EP="bt$(( $$ % 100 ))e"
 	export EV="$BATS_FILE_TMPDIR/ev"
@@ -713,6 +713,46 @@ band_flow() {
 	[ "$(jq 'select(.scenario == "pol100_40") | .ss_cross_retrans == null and .ss_cross_sockets == null
 		and .ss_path_retrans == .ss_retrans' "$f")" = true ]
 	run leftovers "$p"
+	[ -z "$output" ]
+}
+
+@test "eval: a path of one's own (--path) runs alone, recorded and judged in the real-path table as its class" {
+	p="${EP}o"
+	# two competing cubic flows: not a class of the matrix (1 and 4 are)
+	run "$RUN" --path "own_c2 50mbit 40ms 1bdp stress cross=2:cubic" --algos cubic --reps 2 --duration 2 \
+		--prefix "$p" --out "$BATS_TEST_TMPDIR/own"
+	echo "$output" | tail -n 8
+	[ "$status" -eq 0 ]
+	f=$BATS_TEST_TMPDIR/own/flows.jsonl
+	jq -c '{scenario, class, real, bdp_pkts, exit_reason, exit_cwnd, ss_retrans}' "$f"
+	# only the given path ran, twice, and its record says which path it was:
+	# the fair share beside two flows, 50 Mbit/s x 40 ms / 3 = 56 packets
+	[ "$(jq -r '"\(.scenario) \(.class) \(.real) \(.bdp_pkts)"' "$f" | sort -u)" = "own_c2 stress cross=2:cubic 56" ]
+	[ "$(wc -l <"$f")" -eq 2 ]
+	# the real-path table has a class for it, with the kernel's cubic as its reference
+	grep -q '^| 2 competing flows | own_c2 | cubic | 2 | ' "$BATS_TEST_TMPDIR/own/summary.md"
+	# run.txt's command runs the same path again: the row stays one word
+	grep -qF 'command=tools/eval/run.sh --path own_c2\ 50mbit\ 40ms\ 1bdp\ stress\ cross=2:cubic' "$BATS_TEST_TMPDIR/own/run.txt"
+	run leftovers "$p"
+	[ -z "$output" ]
+}
+
+@test "eval: a bad --path is refused before anything starts: an ID the table has, given twice, a short row, a clean path with options" {
+	for bad in "s2011 50mbit 40ms 1bdp stress|ID s2011 is the table's" \
+		"x 50mbit 40ms|RATE RTT BUFFER CLASS after the ID" \
+		"x 50mbit 40ms 1bdp clean agg=2ms|a clean scenario has no" \
+		"x 5zbit 40ms 1bdp stress|bad rate" \
+		"x 50mbit 40ms 1bdp stress cross=17:cubic|N <= 16"; do
+		run "$RUN" --path "${bad%%|*}" --prefix "${EP}x" --out "$BATS_TEST_TMPDIR/bad"
+		echo "$output"
+		[ "$status" -eq 2 ]
+		[[ $output == "run.sh: "*"${bad#*|}"* ]]
+	done
+	run "$RUN" --path "x 50mbit 40ms 1bdp stress" --path "x 20mbit 40ms 1bdp stress" --prefix "${EP}x"
+	[ "$status" -eq 2 ]
+	[ "$output" = "run.sh: --path: ID x is given twice" ]
+	[ ! -e "$BATS_TEST_TMPDIR/bad" ]
+	run leftovers "${EP}x"
 	[ -z "$output" ]
 }
 

@@ -7,6 +7,7 @@
 # usage: tools/eval/run.sh [--quick] [--reps N] [--duration S] [--out DIR]
 #                          [--scenarios "ID ..."] [--algos "ID ..."] [--prefix P]
 #                          [--doc FILE] [--candidate ID] [--no-report] [--list]
+#                          [--path "ID RATE RTT BUFFER CLASS [KEY=VALUE...]"]...
 # See tools/eval/README.md. Needs root, make (cubicctl, build/delayq, build/vocab.json),
 # iperf3, jq, /usr/bin/python3 with matplotlib.
 #
@@ -153,6 +154,10 @@ usage() {
   --no-report     skip analyze.py (results only)
   --list          print the scenarios and algorithms (each scenario's
                   algorithms, its flow seconds) and exit
+  --path ROW      a path of your own, a row as the table's (ID RATE RTT
+                  BUFFER CLASS [KEY=VALUE...], quoted: "agg50_40_2 50mbit
+                  40ms 1bdp stress agg=2ms algos=core"); repeatable. With
+                  --path and no --scenarios only the given paths run
 EOF
 }
 
@@ -161,8 +166,11 @@ log() { echo "eval: $*" >&2; }
 
 # ---------------------------------------------------------------- arguments
 
-CMDLINE="tools/eval/run.sh $*"
+# quoted as a shell would need it, so that run.txt's command runs the same matrix again
+CMDLINE="tools/eval/run.sh${*:+ $(printf "%q " "$@")}"
+CMDLINE=${CMDLINE% }
 QUICK=0 REPS='' DUR='' OUT='' SCEN_SEL='' ALGO_SEL='' PFX='' REPORT=1 DOC= CANDIDATE= LIST=0
+PATHS_OWN=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1 ;;
@@ -176,6 +184,7 @@ while [ $# -gt 0 ]; do
 	--doc) DOC=${2:?--doc needs a file}; shift ;;
 	--no-report) REPORT=0 ;;
 	--list) LIST=1 ;;
+	--path) PATHS_OWN+="${2:?--path needs a row (ID RATE RTT BUFFER CLASS [KEY=VALUE...])}"$'\n'; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -267,8 +276,28 @@ scen_dur() {
 	if [ -n "$DUR_SET" ] || [ -z "$d" ]; then echo "$DUR"; else echo "$d"; fi
 }
 
-mapfile -t SCENARIOS < <(select_rows "$SCENARIOS_ALL" "$SCEN_SEL"
-	[ -z "$SCEN_SEL" ] || select_rows "$SCENARIOS_NAMED" "$SCEN_SEL")
+# --path rows: a path of the user's own, checked as the table's are; an ID
+# the table has already is refused (the records would mix two paths)
+while read -r id rest; do
+	[ -n "$id" ] || continue
+	[[ $id =~ ^[A-Za-z0-9_]{1,24}$ ]] || bad_table "--path: ID '$id': 1-24 letters, digits or _"
+	! grep -q "^$id " <<<"$SCENARIOS_ALL$SCENARIOS_NAMED" || bad_table "--path: ID $id is the table's (--list)"
+	[ "$(grep -c "^$id " <<<"$PATHS_OWN")" = 1 ] || bad_table "--path: ID $id is given twice"
+	[ "$(wc -w <<<"$rest")" -ge 4 ] || bad_table "--path $id: RATE RTT BUFFER CLASS after the ID"
+	# the table stays at or below the emulator's measured ceiling; a path
+	# above it runs, said once: its figures are partly the host's
+	# (a bad rate is check_scenario's to say, below)
+	bps=$(cubictools path --rate "${rest%% *}" --rtt 1ms --buffer 1bdp 2>/dev/null | sed -n 's/^rate_bps=//p') || bps=
+	[ -z "$bps" ] || [ "$bps" -le 200000000 ] ||
+		echo "run.sh: --path $id: ${rest%% *} is above the emulator's measured ceiling (200 Mbit/s, tools/emu/README.md): its figures are partly the host's" >&2
+done <<<"$PATHS_OWN"
+if [ -n "$PATHS_OWN" ] && [ -z "$SCEN_SEL" ]; then
+	mapfile -t SCENARIOS < <(select_rows "$PATHS_OWN" "")
+else
+	mapfile -t SCENARIOS < <(select_rows "$SCENARIOS_ALL" "$SCEN_SEL"
+		[ -z "$SCEN_SEL" ] || select_rows "$SCENARIOS_NAMED" "$SCEN_SEL"
+		select_rows "$PATHS_OWN" "")
+fi
 mapfile -t ALGOS < <(select_rows "$ALGOS_ALL" "$ALGO_SEL")
 [ ${#SCENARIOS[@]} -gt 0 ] || { echo "run.sh: no scenario selected (--list)" >&2; exit 2; }
 [ ${#ALGOS[@]} -gt 0 ] || { echo "run.sh: no algorithm selected (--list)" >&2; exit 2; }
@@ -312,7 +341,7 @@ list() {
 		ids=$(scen_algos "$opts" | awk '{print $1}' | tr '\n' ' ')
 		printf '  %-14s %-8s %-7s %-8s %-6s %-34s| %s| %s\n' "$sid" "$rate" "$rtt" "$buf" "$class" "$opts" "$ids" "$(scen_dur "$opts")"
 	done
-	if [ -z "$SCEN_SEL" ]; then
+	if [ -z "$SCEN_SEL$PATHS_OWN" ]; then
 		echo "scenarios run only when --scenarios names them:"
 		select_rows "$SCENARIOS_NAMED" "" | while read -r sid rate rtt buf class opts; do
 			printf '  %-14s %-8s %-7s %-8s %-6s %s\n' "$sid" "$rate" "$rtt" "$buf" "$class" "$opts"
