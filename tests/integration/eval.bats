@@ -49,7 +49,7 @@ eval_algos() {
 setup_file() {
 	[[ $EUID -eq 0 ]] || skip "needs root"
 	ensure_fs
-	# at most 5 characters: with a one-letter suffix (EP i, m, o, s, r, x) and the
+	# at most 5 characters: with a one-letter suffix (EP i, m, f, o, s, r, x) and the
 	# longest algorithm's "_predictj", an instance name is 15, the kernel's limit
 	export EP="bt$(( $$ % 100 ))e"
 	export EV="$BATS_FILE_TMPDIR/ev"
@@ -67,6 +67,8 @@ teardown_file() {
 	cleanup_prefix "$EP"
 	cleanup_prefix "${EP}i"
 	cleanup_prefix "${EP}m"
+	cleanup_prefix "${EP}f"
+	cleanup_prefix "${EP}o"
 	cleanup_prefix "${EP}s"
 	cleanup_prefix "${EP}r"
 	cleanup_prefix "${EP}x"
@@ -484,6 +486,40 @@ gap_flow() {
 	# one cwnd series per flow, the kept try's: no time bucket twice
 	[ "$(grep -c '^r50_20_1,cubic,1,' "$BATS_TEST_TMPDIR/s/cwnd.csv")" -gt 10 ]
 	[ -z "$(cut -d, -f1-4 "$BATS_TEST_TMPDIR/s/cwnd.csv" | sort | uniq -d)" ]
+	run leftovers "$p"
+	echo "$output"
+	[ -z "$output" ]
+}
+
+@test "eval: what a stalled try taught the datapath is forgotten: the try kept meets the path afresh" {
+	p="${EP}f"
+	# behind eval's pol100_40 policer the first PREDICT flow remembers the
+	# policer (predict.bats checks that); here the analysis calls the first
+	# try stalled, so run.sh throws it away and must throw its memory away
+	# with it: the kept try's target comes from its own train, not a memory
+	printf '%s\n' '#!/bin/bash' \
+		'if [ "${2:-}" = flow ]; then' \
+		'	args=()' \
+		'	for a in "$@"; do [ "$a" = --stall-exit ] || args+=("$a"); done' \
+		'	/usr/bin/python3 "${args[@]}" || exit' \
+		'	if [[ $* == *"--stall-retries 0 "* ]]; then echo "analyze.py: PATH STALLED: (test)" >&2; exit 4; fi' \
+		'	exit 0' \
+		'fi' \
+		'exec /usr/bin/python3 "$@"' >"$BATS_TEST_TMPDIR/py"
+	chmod +x "$BATS_TEST_TMPDIR/py"
+	run env EVAL_PYTHON="$BATS_TEST_TMPDIR/py" "$RUN" --scenarios pol100_40 --algos bpf_predict --reps 2 \
+		--duration 2 --prefix "$p" --out "$BATS_TEST_TMPDIR/m" --no-report
+	echo "$output"
+	[ "$status" -eq 0 ]
+	jq -c '{rep, stall_retries, bpf_predict_policer_memory, bpf_predict_target, exit_reason}' "$BATS_TEST_TMPDIR/m/flows.jsonl"
+	# rep 1's first try met the policer first and remembered it; thrown away, forgotten
+	[[ $output == *"pol100_40 bpf_predict rep 1: the stalled try's memory of the path is forgotten (policer)"* ]]
+	[ "$(jq -s '.[0] | .rep == 1 and .stall_retries == 1 and (.bpf_predict_policer_memory // 0) == 0' \
+		"$BATS_TEST_TMPDIR/m/flows.jsonl")" = true ]
+	# rep 2's first try met the memory the kept rep 1 left, and nothing was forgotten for it
+	[[ $output != *"bpf_predict rep 2: the stalled try's memory"* ]]
+	[ "$(jq -s '.[1] | .rep == 2 and .stall_retries == 1 and .bpf_predict_policer_memory > 0' \
+		"$BATS_TEST_TMPDIR/m/flows.jsonl")" = true ]
 	run leftovers "$p"
 	echo "$output"
 	[ -z "$output" ]

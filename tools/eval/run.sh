@@ -595,6 +595,13 @@ cross_poll() {
 	done
 }
 
+# path_memory INSTANCE: the kinds (policer, busy) INSTANCE remembers for this
+# path (its sender namespace and the receiver's address), one per line
+path_memory() {
+	"$CUBICCTL" -j policers --name "$1" 2>/dev/null |
+		jq -r --arg ns "$PATHN-snd" --arg d "$RCV_ADDR" '.policers[]? | select(.netns == $ns and .daddr == $d) | .kind'
+}
+
 send() {
 	local ca=$1 f=$2
 	if [ "$S_GEN" = 1 ]; then
@@ -648,7 +655,9 @@ flow_once() {
 		cross_poll &
 		POLL_PID=$!
 	fi
-	local rc=0 arc=0
+	local rc=0 arc=0 mem0=
+	# what the instance remembers for this path before the try (policers, busy paths)
+	[ "$kind" != bpf ] || mem0=$(path_memory "$ca")
 	send "$ca" "$f.iperf" || rc=$?
 	sleep 0.2
 	if [ -n "$POLL_PID" ]; then
@@ -689,7 +698,20 @@ flow_once() {
 	# a stalled path on a try before the last: nothing kept, the caller runs it again
 	FLOW_STALLED=0
 	[ "${arc:-0}" != 4 ] || FLOW_STALLED=1
-	[ "$FLOW_STALLED" = 0 ] || [ "$try" -ge "$STALL_TRIES" ] || return 1
+	if [ "$FLOW_STALLED" = 1 ] && [ "$try" -lt "$STALL_TRIES" ]; then
+		# and nothing it taught the datapath either: a policer or busy path
+		# the thrown-away try was the first to find here (a host stall reads
+		# as a queue) is forgotten, so the try kept meets the path as the
+		# flows before left it (one an earlier try found and this one renewed
+		# stays: cubicctl cannot take a renewal back)
+		local mem1=
+		[ "$kind" != bpf ] || [ -n "$mem0" ] || mem1=$(path_memory "$ca")
+		if [ -n "$mem1" ]; then
+			"$CUBICCTL" policers --name "$ca" --forget "$RCV_ADDR" >/dev/null &&
+				log "$S_ID $aid rep $rep: the stalled try's memory of the path is forgotten ($(echo $mem1))"
+		fi
+		return 1
+	fi
 	cat "$f.rec" >>"$FLOWS"
 	cat "$f.cwnd" >>"$CWND"
 	# an impossible window (analyze.py has named the flow, time and value) ends the run
