@@ -708,7 +708,7 @@ flow_once() {
 		[ "$kind" != bpf ] || [ -n "$mem0" ] || mem1=$(path_memory "$ca")
 		if [ -n "$mem1" ]; then
 			"$CUBICCTL" policers --name "$ca" --forget "$RCV_ADDR" >/dev/null &&
-				log "$S_ID $aid rep $rep: the stalled try's memory of the path is forgotten ($(echo $mem1))"
+				log "$S_ID $aid rep $rep: the stalled try's memory of the path is forgotten (${mem1//$'\n'/ })"
 		fi
 		return 1
 	fi
