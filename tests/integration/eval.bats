@@ -98,6 +98,12 @@ count() { # SCENARIO ALGORITHM
 	grep -q ' est_s=[0-9]' "$EV/run.txt"
 	# no iperf3 failed
 	[ "$(jq -s '[.[] | select(.iperf_error != null)] | length' "$EV/flows.jsonl")" -eq 0 ]
+	# interleaved: the algorithms' order rotates by one from one repetition to the next
+	first=$(jq -r 'select(.scenario == "r50_20_1" and .rep == 1) | .algorithm' "$EV/flows.jsonl" | tr '\n' ' ')
+	second=$(jq -r 'select(.scenario == "r50_20_1" and .rep == 2) | .algorithm' "$EV/flows.jsonl" | tr '\n' ' ')
+	echo "rep 1: $first; rep 2: $second"
+	[ "$first" = "$EALGOS" ]
+	[ "$second" = "${EALGOS#* }${EALGOS%% *} " ]
 }
 
 @test "eval: a slow-start exit is observed for every flow of every algorithm" {

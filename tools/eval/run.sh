@@ -726,6 +726,13 @@ flow_once() {
 }
 
 # ---------------------------------------------------------------- the matrix
+# Every repetition runs every algorithm once, the algorithms' order rotated by
+# one each repetition (as tools/fct/run.sh does): a flow starts 0.3 s after
+# the one before it ended, and beside competing flows it meets them as that
+# flow left them, so a fixed order would give each algorithm the same
+# predecessor every time. (The kernel's cubic run twice in one repetition, first
+# and third, on three paths with one competing flow, 6 reps: path
+# slow-start retransmissions median 0.5 and 11.5.)
 i=0
 for s in "${SCENARIOS[@]}"; do
 	read -r _ _ _ _ _ opts <<<"$s"
@@ -734,8 +741,8 @@ for s in "${SCENARIOS[@]}"; do
 	path_start "$s"
 	for rep in $(seq "$REPS"); do
 		[ -z "$S_TRACEFILE" ] || trace_phase "$rep"
-		for a in "${RUN[@]}"; do
-			read -r aid kind arg _ <<<"$a"
+		for ((k = 0; k < ${#RUN[@]}; k++)); do
+			read -r aid kind arg _ <<<"${RUN[$(( (k + rep - 1) % ${#RUN[@]} ))]}"
 			i=$(( i + 1 ))
 			log "[$i/$NFLOWS] $S_ID $aid rep $rep"
 			run_flow "$aid" "$kind" "$arg" "$rep"
