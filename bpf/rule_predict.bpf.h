@@ -443,25 +443,23 @@ static __noinline int predict_share_check(struct sock *sk, struct predict_store 
  * once the jumped window is validated; before that (predict_jump_queue=1,
  * the default) at the PipeSize, cwnd with it (predict_queue_retreat(): the
  * queue is another flow's; the record's predict_retreat and
- * predict_retreat_pipe). Sets cwnd and ssthresh. A function of its own, and
- * without a branch (predict_queue_retreat_bl()), so that Linux 6.1's verifier
- * walks it once per state that reaches it and no computed value stays live
- * in the caller: inline, with its branches, it took bc_pkts_acked past the
- * verifier's 1,000,000 instructions.
+ * predict_retreat_pipe). Sets cwnd and ssthresh.
  */
-static __noinline void predict_queue_window(struct sock *sk, struct predict_store *ps,
-					    const struct cubic_tunables *t)
+static __always_inline void predict_queue_window(struct sock *sk, struct predict_store *ps,
+						 const struct cubic_tunables *t)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	__u32 cwnd = tp->snd_cwnd, pipe, on, w;
+	__u32 cwnd = tp->snd_cwnd, pipe, w = cwnd;
 
-	pipe = ps->jump_from + (tp->delivered - ps->jump_delivered);
-	on = (__u32)((__u64)(-(__s64)t->predict_jump_queue) >> 63);
-	w = predict_queue_retreat_bl(pipe, ps->jump_cwnd, PREDICT_RETREAT_FLOOR, cwnd, on);
-	on = (__u32)(((__u64)w - cwnd) >> 63); /* w < cwnd: the retreat */
-	ps->retreat_pipe = pipe * on;
-	ps->retreat = w * on;
-	tp->snd_cwnd = w;
+	if (cubic_tun_predict_jump_queue(t)) {
+		pipe = ps->jump_from + (tp->delivered - ps->jump_delivered);
+		w = predict_queue_retreat(pipe, ps->jump_cwnd, PREDICT_RETREAT_FLOOR, cwnd);
+		if (w < cwnd) {
+			ps->retreat_pipe = pipe;
+			ps->retreat = w;
+			tp->snd_cwnd = w;
+		}
+	}
 	tp->snd_ssthresh = w;
 }
 

@@ -1007,21 +1007,6 @@ static inline __u32 predict_queue_retreat(__u32 pipe, __u32 jump, __u32 floor, _
 }
 
 /*
- * predict_queue_retreat() without a branch, for the datapath (the verifier
- * walks each branch's states through what follows): (a - b) >> 63 on 64 bits
- * is a < b for 32-bit a and b. on (0 or 1): 0 keeps cwnd.
- */
-static inline __u32 predict_queue_retreat_bl(__u32 pipe, __u32 jump, __u32 floor, __u32 cwnd,
-					     __u32 on)
-{
-	__u64 lt_floor = ((__u64)pipe - floor) >> 63, r, use;
-
-	r = pipe + ((__u64)floor - pipe) * lt_floor; /* max(pipe, floor) */
-	use = (((__u64)pipe - jump) >> 63) & (((__u64)r - cwnd) >> 63) & on;
-	return (__u32)(cwnd - ((__u64)cwnd - r) * use);
-}
-
-/*
  * A policer (issue 20): a token bucket that lets a burst through at line rate
  * and drops what exceeds its rate, with no queue. The first rounds measure the
  * line rate; the losses then come with no queueing delay, and what is

@@ -816,20 +816,6 @@ TEST(the_queue_retreat)
 	CHECK_EQ(predict_queue_retreat(300, 134, PREDICT_RETREAT_FLOOR, 413), 413);
 	CHECK_EQ(predict_queue_retreat(6, 134, PREDICT_RETREAT_FLOOR, 140), 10);
 	CHECK_EQ(predict_queue_retreat(40, 134, PREDICT_RETREAT_FLOOR, 30), 30);
-	/* the datapath's branch-free form gives the same, and cwnd when off */
-	{
-		static const __u32 c[][3] = { { 48, 134, 161 }, { 133, 134, 246 }, { 134, 134, 247 },
-					      { 300, 134, 413 }, { 6, 134, 140 }, { 40, 134, 30 },
-					      { 0, 1, 5 }, { 9, 20, 9 }, { 10, 11, 10 },
-					      { 4000000000u, 4000000001u, 4100000000u } };
-
-		for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-			CHECK_EQ(predict_queue_retreat_bl(c[i][0], c[i][1], PREDICT_RETREAT_FLOOR, c[i][2], 1),
-				 predict_queue_retreat(c[i][0], c[i][1], PREDICT_RETREAT_FLOOR, c[i][2]));
-			CHECK_EQ(predict_queue_retreat_bl(c[i][0], c[i][1], PREDICT_RETREAT_FLOOR, c[i][2], 0),
-				 c[i][2]);
-		}
-	}
 }
 
 /*
