@@ -220,14 +220,6 @@ static __always_inline void fill_endpoints(const struct sock_common *c, __u8 *sa
  *                                        one ACK in slow start (cwnd <
  *                                        ssthresh), with an RTT sample
  *                                        (delay, us) or not (0)
- *                                        or RULE_ENDS: the rule ends slow
- *                                        start on this ACK, in rule_G_end()
- *   void rule_G_end(sk, t)               after rule_G_on_ack() returned
- *                                        RULE_ENDS: the exit, walked by the
- *                                        verifier once per result of
- *                                        rule_on_ack(), not once per path
- *                                        through the rule (Linux 6.1's
- *                                        1,000,000 instructions)
  *   int  rule_G_before_reduction(sk, t)
  *                                        the fast datapath's sample of the ACK
  *                                        that began a reduction, as
@@ -265,7 +257,6 @@ static __always_inline void fill_endpoints(const struct sock_common *c, __u8 *sa
  */
 #define RULE_HYSTART_ALL ((int)(CUBIC_HYSTART_ACK_TRAIN | CUBIC_HYSTART_DELAY))
 #define RULE_NO_HYSTART	 (-1)
-#define RULE_ENDS	 (-2)
 
 #define RULE_NO_STATE(G)                                                                           \
 	static __always_inline void rule_##G##_init(struct sock *sk,                              \
@@ -310,9 +301,6 @@ static __always_inline void fill_endpoints(const struct sock_common *c, __u8 *sa
 							       const struct cubic_tunables *t)    \
 	{                                                                                          \
 		return (detect);                                                                   \
-	}                                                                                          \
-	static __always_inline void rule_##G##_end(struct sock *sk, const struct cubic_tunables *t) \
-	{                                                                                          \
 	}
 
 #include "bpf_rules.h" /* every bpf/rule_*.bpf.h (Makefile) */
@@ -345,19 +333,6 @@ static __noinline int rule_on_ack(struct sock *sk, const struct cubic_tunables *
 #undef CUBIC_X_RULE
 	}
 	return RULE_NO_HYSTART;
-}
-
-/* rule_on_ack() returned RULE_ENDS: the flow's rule ends slow start */
-static __always_inline void rule_end(struct sock *sk, const struct cubic_tunables *t)
-{
-	switch (cubic_tun_hystart(t)) {
-#define CUBIC_X_RULE(ENUM, value, name, glue, ...)                                                 \
-	case CUBIC_HYSTART_##ENUM:                                                                 \
-		rule_##glue##_end(sk, t);                                                          \
-		break;
-		CUBIC_RULES(CUBIC_X_RULE)
-#undef CUBIC_X_RULE
-	}
 }
 
 static __always_inline int rule_before_reduction(struct sock *sk, const struct cubic_tunables *t)
@@ -470,10 +445,6 @@ static __noinline void rtt_sample(struct sock *sk, __s32 rtt_us, __u32 acked)
 		return;
 	t = get_tunables();
 	detect = rule_on_ack(sk, t, rtt_us, delay, acked);
-	if (detect == RULE_ENDS) {
-		rule_end(sk, t);
-		return;
-	}
 	if (detect < 0 || !delay || !cubic_hystart_pending(s, tp->snd_cwnd, tp->snd_ssthresh))
 		return;
 	hystart_step(sk, t, delay, (__u32)detect);

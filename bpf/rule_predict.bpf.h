@@ -439,63 +439,38 @@ static __noinline int predict_share_check(struct sock *sk, struct predict_store 
 }
 
 /*
- * The window slow start ends at after a queue in the jump's fill: at cwnd
- * once the jumped window is validated; before that (predict_jump_queue=1,
- * the default) at the PipeSize, cwnd with it (predict_queue_retreat(): the
- * queue is another flow's; the record's predict_retreat and
- * predict_retreat_pipe). Sets cwnd and ssthresh.
+ * A queue built during the fill after the jump (predict_jump_delayed()): slow
+ * start ends at this cwnd, as HyStart's delay test ends it (reason delay; its
+ * threshold, and the least of the samples as the round's minimum RTT).
  */
-static __always_inline void predict_queue_window(struct sock *sk, struct predict_store *ps,
-						 const struct cubic_tunables *t)
-{
-	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	__u32 cwnd = tp->snd_cwnd, pipe, w = cwnd;
-
-	if (cubic_tun_predict_jump_queue(t)) {
-		pipe = ps->jump_from + (tp->delivered - ps->jump_delivered);
-		w = predict_queue_retreat(pipe, ps->jump_cwnd, PREDICT_RETREAT_FLOOR, cwnd);
-		if (w < cwnd) {
-			ps->retreat_pipe = pipe;
-			ps->retreat = w;
-			tp->snd_cwnd = w;
-		}
-	}
-	tp->snd_ssthresh = w;
-}
-
-/*
- * A queue built during the fill after the jump (predict_jump_delayed(); its
- * ACK returned RULE_ENDS): slow start ends, as HyStart's delay test ends it
- * (reason delay; its threshold, and the least of the samples as the round's
- * minimum RTT), at the window predict_queue_window() sets.
- */
-static __noinline void predict_jump_queue(struct sock *sk, const struct cubic_tunables *t)
+static __noinline int predict_jump_queue(struct sock *sk, const struct cubic_tunables *t,
+					 __u32 thresh)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
 	struct predict_store *ps = predict_get(sk, 0);
 	__u32 before = tp->snd_ssthresh, cwnd = tp->snd_cwnd;
-	__u32 thresh = s->delay_min + hystart_delay_thresh(t, s->delay_min);
 	struct exit_info x;
 
 	if (!ps)
-		return;
+		return CUBIC_HYSTART_DELAY;
 	ps->jump_rtt = ps->jump_least;
 	/* the record's round_min_rtt_us: the value that crossed (the slow start ends here) */
 	s->curr_rtt = ps->jump_least;
-	predict_queue_window(sk, ps, t);
+	tp->snd_ssthresh = cwnd;
 	busy_note(ps, cwnd, PREDICT_BUSY_QUEUED);
 	predict_done(sk, false);
 	s->found |= CUBIC_EV_DELAY;
 	__builtin_memset(&x, 0, sizeof(x));
 	x.flags = CUBIC_EV_DELAY;
 	x.ssthresh_before = before;
-	x.ssthresh = tp->snd_ssthresh;
+	x.ssthresh = cwnd;
 	x.rtt_us = ps->jump_least;
 	x.v.rtt = ps->jump_least;
 	x.v.rtt_thresh = thresh;
 	emit_exit(sk, &x);
-	count_exit(CUBIC_EV_DELAY, tp->snd_cwnd);
+	count_exit(CUBIC_EV_DELAY, cwnd);
+	return -1;
 }
 
 /* cong_avoid() took cwnd to the fill's target: PREDICT's exit. */
@@ -510,8 +485,7 @@ static __noinline void predict_reached(struct sock *sk)
  * an RTT sample or not: the train needs them all. Acts only in Open or
  * Disorder and while ssthresh is unset. Returns the HyStart detectors that
  * run on this ACK (Linux HyStart: all of hystart_detect while measuring,
- * the delay test alone during the fill), -1 when PREDICT ended slow start, or
- * RULE_ENDS when the jump's fill met a queue (predict_jump_queue() ends it).
+ * the delay test alone during the fill), or -1 when PREDICT ended slow start.
  */
 static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *t, __u32 acked,
 				  __u32 delay)
@@ -541,7 +515,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 		if (ps->jump_from && !ps->share_done && predict_share_check(sk, ps, t))
 			return -1;
 		if (ps->jump_from && predict_jump_delayed(&ps->jump_n, &ps->jump_least, delay, thresh))
-			return RULE_ENDS; /* predict_jump_queue() */
+			return predict_jump_queue(sk, t, thresh);
 		return CUBIC_HYSTART_DELAY;
 	}
 	if (ps->st.phase != PREDICT_PH_MEASURE || tp->snd_ssthresh < TCP_CORE_INFINITE_SSTHRESH ||
@@ -664,13 +638,6 @@ static __always_inline int rule_predict_on_ack(struct sock *sk, const struct cub
 	if (!predict_ok)
 		return RULE_HYSTART_ALL;
 	return predict_ack(sk, t, acked, delay);
-}
-
-/* predict_ack() returned RULE_ENDS: the jump's fill met a queue */
-static __always_inline void rule_predict_end(struct sock *sk, const struct cubic_tunables *t)
-{
-	if (predict_ok)
-		predict_jump_queue(sk, t);
 }
 
 /* Linux HyStart with the detectors of PREDICT's phase before that .ssthresh. */

@@ -166,11 +166,6 @@ static __always_inline int rule_search_on_ack(struct sock *sk, const struct cubi
 	return search_ack(sk, t, rtt_us, delay, acked) ? RULE_HYSTART_ALL : RULE_NO_HYSTART;
 }
 
-/* SEARCH ends its slow start in rule_search_on_ack() itself. */
-static __always_inline void rule_search_end(struct sock *sk, const struct cubic_tunables *t)
-{
-}
-
 /* That .ssthresh reset SEARCH; a flow without storage runs Linux HyStart. */
 static __always_inline int rule_search_before_reduction(struct sock *sk,
 						       const struct cubic_tunables *t)

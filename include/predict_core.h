@@ -979,34 +979,6 @@ static inline __u32 predict_retreat(__u32 pipe, __u32 floor, __u32 ssthresh)
 }
 
 /*
- * A queue while the jumped window is unvalidated (the jump's queue check,
- * predict_jump_delayed(), before the ACKs of as many packets as the jump
- * added have come back: pipe, the PipeSize, still below jump, the cwnd it
- * set). On a free path the jumped window, at most half the target, cannot
- * build a queue of its own before it is acknowledged; one seen then is
- * another flow's (a shared bottleneck, issue 20). In the full evaluation of
- * 2026-12-06 and ten paths it had not seen, the check fired on 3 of 68
- * jumps, all three beside one competing flow (cross50_40_c1, cross50_40_b1,
- * u_c1), after 11-27 of the 61-114 packets the jump added, and on no free
- * path. Holding cwnd there (HyStart's delay exit) keeps the unvalidated
- * packets in the queue the other flow needs: 32-33 retransmitted, 92-160 on
- * the path, where the kernel's cubic lost 0-55. So slow start ends at the
- * PipeSize, what the path is known to have delivered (not halved: no packet
- * was lost), never below `floor`, never above cwnd. Returns the window slow
- * start ends at: cwnd itself once the jumped window is validated.
- */
-static inline __u32 predict_queue_retreat(__u32 pipe, __u32 jump, __u32 floor, __u32 cwnd)
-{
-	__u32 r = pipe;
-
-	if (pipe >= jump)
-		return cwnd;
-	if (r < floor)
-		r = floor;
-	return r < cwnd ? r : cwnd;
-}
-
-/*
  * A policer (issue 20): a token bucket that lets a burst through at line rate
  * and drops what exceeds its rate, with no queue. The first rounds measure the
  * line rate; the losses then come with no queueing delay, and what is
