@@ -367,6 +367,124 @@ TEST(line_arithmetic)
 	}
 }
 
+/*
+ * The branch-free arithmetic (predict_burst(), predict_slope(),
+ * predict_line(): see PREDICT_OPAQUE()) against the loops it replaced,
+ * kept here as written before: the same numbers on every input, ties,
+ * wrapped gaps and short trains included.
+ */
+static __u32 ref_burst(const struct predict_state *s)
+{
+	__u32 g[PREDICT_HEAD], m = 0, prev = 0, med, i, j;
+
+	for (i = 0; i < PREDICT_HEAD; i++) {
+		__u32 v;
+
+		if (i + 1 >= s->n)
+			break;
+		v = s->head_x[i] - prev;
+		prev = s->head_x[i];
+		for (j = m; j > 0 && j <= PREDICT_HEAD - 1; j--) {
+			if (g[j - 1] <= v)
+				break;
+			g[j] = g[j - 1];
+		}
+		g[j & (PREDICT_HEAD - 1)] = v;
+		m++;
+	}
+	if (m < 3)
+		return 0;
+	med = g[(m / 2) & (PREDICT_HEAD - 1)];
+	prev = 0;
+	for (i = 0; i < PREDICT_HEAD - 1 && i + 2 < s->n; i++) {
+		__u32 x = s->head_x[i];
+
+		if ((x - prev) * 3 >= med * 2)
+			return i;
+		prev = x;
+	}
+	return i;
+}
+
+static __u64 ref_halved(__u64 *a, __u64 *b, __u64 *c, __u64 limit)
+{
+	__u64 k = 0;
+
+	for (int i = 0; i < 64 && (*a | *b | *c) >= limit; i++) {
+		*a >>= 1;
+		*b >>= 1;
+		*c >>= 1;
+		k++;
+	}
+	return k;
+}
+
+static __u64 rnd_state = 0x9e3779b97f4a7c15ULL;
+
+static __u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+TEST(branch_free_arithmetic_matches_the_loops)
+{
+	struct predict_state s;
+	int bad = 0, drops[PREDICT_HEAD] = { 0 };
+
+	for (int t = 0; t < 200000; t++) {
+		__u32 x = 0, spread = (t % 4 == 0) ? 4 : (t % 4 == 1) ? 200 : 1u << (rnd() % 32);
+
+		memset(&s, 0, sizeof(s));
+		s.n = rnd() % 12;
+		for (int i = 0; i < PREDICT_HEAD; i++) {
+			/* gaps with ties (a small spread), bursts, and wrapped values */
+			x += (__u32)(rnd() % spread) * ((t % 3) ? 1 : (__u32)(rnd() % 3));
+			if (t % 7 == 0 && i == 3)
+				x = (__u32)rnd();
+			s.head_x[i] = x;
+		}
+		if (predict_burst(&s) != ref_burst(&s) && bad++ < 5)
+			printf("  n %u: predict_burst %u, the loops %u\n", s.n, predict_burst(&s),
+			       ref_burst(&s));
+		drops[ref_burst(&s) & (PREDICT_HEAD - 1)]++;
+	}
+	CHECK_EQ(bad, 0);
+	/* the inputs reached every answer the loops give */
+	for (int i = 0; i < PREDICT_HEAD; i++)
+		CHECK(drops[i] > 0, "  no input gave drop %d\n", i);
+
+	bad = 0;
+	for (int t = 0; t < 200000; t++) {
+		__u64 a = rnd() >> (rnd() % 64), b = rnd() >> (rnd() % 64), c = rnd() >> (rnd() % 64);
+		__u64 ra = a, rb = b, rc = c, k;
+
+		if (t < 128) /* every power of 2, and one less */
+			a = b = c = t < 64 ? (1ULL << t) - 1 : 1ULL << (t - 64);
+		ra = a, rb = b, rc = c;
+		k = ref_halved(&ra, &rb, &rc, 1ULL << 26);
+		if (predict_halvings(a | b | c, 26) != k || (a >> k) != ra || (c >> k) != rc)
+			bad++;
+		ra = a, rb = b, rc = 0;
+		k = ref_halved(&ra, &rb, &rc, 1ULL << 43);
+		if (predict_halvings(a | b, 43) != k)
+			bad++;
+		if (predict_bitlen(a) != (a ? 64 - (__u64)__builtin_clzll(a) : 0))
+			bad++;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(predict_bitlen(0), 0);
+	CHECK_EQ(predict_bitlen(1), 1);
+	CHECK_EQ(predict_bitlen(~0ULL), 64);
+	CHECK_EQ(predict_halvings(1ULL << 26, 26), 1);
+	CHECK_EQ(predict_halvings((1ULL << 26) - 1, 26), 0);
+	CHECK_EQ(predict_lt(3, 5), 1);
+	CHECK_EQ(predict_lt(5, 5), 0);
+	CHECK_EQ(predict_lt(0xffffffffULL, 0), 0);
+}
+
 TEST(short_train_is_not_believed)
 {
 	struct feeder f;
@@ -1381,6 +1499,7 @@ int main(void)
 	RUN(bunched_tail_fails_the_tolerance);
 	RUN(jittered_train_is_not_on_a_line);
 	RUN(line_arithmetic);
+	RUN(branch_free_arithmetic_matches_the_loops);
 	RUN(short_train_is_not_believed);
 	RUN(a_short_round_then_a_long_one);
 	RUN(bunched_acks_are_one_point_each);
