@@ -439,17 +439,44 @@ static __noinline int predict_share_check(struct sock *sk, struct predict_store 
 }
 
 /*
- * A queue built during the fill after the jump (predict_jump_delayed()): slow
- * start ends at this cwnd, as HyStart's delay test ends it (reason delay; its
- * threshold, and the least of the samples as the round's minimum RTT).
+ * The window slow start ends at after a queue in the jump's fill: at cwnd
+ * once the jumped window is validated; before that (predict_jump_queue=1,
+ * the default) at the PipeSize, cwnd with it (predict_queue_retreat(): the
+ * queue is another flow's; the record's predict_retreat and
+ * predict_retreat_pipe). Sets cwnd and ssthresh.
  */
-static __noinline int predict_jump_queue(struct sock *sk, const struct cubic_tunables *t,
-					 __u32 thresh)
+static __always_inline void predict_queue_window(struct sock *sk, struct predict_store *ps,
+						 const struct cubic_tunables *t)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	__u32 cwnd = tp->snd_cwnd, pipe, w = cwnd;
+
+	if (cubic_tun_predict_jump_queue(t)) {
+		pipe = ps->jump_from + (tp->delivered - ps->jump_delivered);
+		w = predict_queue_retreat(pipe, ps->jump_cwnd, PREDICT_RETREAT_FLOOR, cwnd);
+		if (w < cwnd) {
+			ps->retreat_pipe = pipe;
+			ps->retreat = w;
+			tp->snd_cwnd = w;
+		}
+	}
+	tp->snd_ssthresh = w;
+}
+
+/*
+ * A queue built during the fill after the jump (predict_jump_delayed()):
+ * slow start ends, as HyStart's delay test ends it (reason delay; its
+ * threshold, and the least of the samples as the round's minimum RTT), at
+ * the window predict_queue_window() sets. Returns -1 (PREDICT ended slow
+ * start), or HyStart's delay test for a flow with no storage.
+ */
+static __noinline int predict_jump_queue(struct sock *sk, const struct cubic_tunables *t)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct cubic_state *s = ca_state(sk);
 	struct predict_store *ps = predict_get(sk, 0);
 	__u32 before = tp->snd_ssthresh, cwnd = tp->snd_cwnd;
+	__u32 thresh = s->delay_min + hystart_delay_thresh(t, s->delay_min);
 	struct exit_info x;
 
 	if (!ps)
@@ -457,19 +484,19 @@ static __noinline int predict_jump_queue(struct sock *sk, const struct cubic_tun
 	ps->jump_rtt = ps->jump_least;
 	/* the record's round_min_rtt_us: the value that crossed (the slow start ends here) */
 	s->curr_rtt = ps->jump_least;
-	tp->snd_ssthresh = cwnd;
+	predict_queue_window(sk, ps, t);
 	busy_note(ps, cwnd, PREDICT_BUSY_QUEUED);
 	predict_done(sk, false);
 	s->found |= CUBIC_EV_DELAY;
 	__builtin_memset(&x, 0, sizeof(x));
 	x.flags = CUBIC_EV_DELAY;
 	x.ssthresh_before = before;
-	x.ssthresh = cwnd;
+	x.ssthresh = tp->snd_ssthresh;
 	x.rtt_us = ps->jump_least;
 	x.v.rtt = ps->jump_least;
 	x.v.rtt_thresh = thresh;
 	emit_exit(sk, &x);
-	count_exit(CUBIC_EV_DELAY, cwnd);
+	count_exit(CUBIC_EV_DELAY, tp->snd_cwnd);
 	return -1;
 }
 
@@ -515,7 +542,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 		if (ps->jump_from && !ps->share_done && predict_share_check(sk, ps, t))
 			return -1;
 		if (ps->jump_from && predict_jump_delayed(&ps->jump_n, &ps->jump_least, delay, thresh))
-			return predict_jump_queue(sk, t, thresh);
+			return predict_jump_queue(sk, t);
 		return CUBIC_HYSTART_DELAY;
 	}
 	if (ps->st.phase != PREDICT_PH_MEASURE || tp->snd_ssthresh < TCP_CORE_INFINITE_SSTHRESH ||

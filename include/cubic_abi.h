@@ -345,7 +345,7 @@ struct cubic_info {
 	/* the jump (predict_jump): cwnd it went to (or was allowed to: from 0, not made) */       \
 	U32(predict_jump, PREDICT, 0)                                                              \
 	U32(predict_jump_from, PREDICT, 0)     /* cwnd before the jump (0: none made) */           \
-	U32(predict_retreat, PREDICT, 0)       /* a loss in the jump: ssthresh it set (0: none) */ \
+	U32(predict_retreat, PREDICT, 0)       /* a loss or queue in the jump: ssthresh set */     \
 	U32(predict_retreat_pipe, PREDICT, 0)  /* PipeSize then: cwnd at the jump + delivered */   \
 	/* the least of 8 RTTs in a row above the delay threshold that ended the jump's fill */   \
 	U32(predict_jump_rtt_us, PREDICT, 0)                                                       \

@@ -88,7 +88,10 @@
 	X(verdict, 1, 0, 1, "bool",                                                                \
 	  "verdict: measure the path after each slow-start exit and judge it (0: no measurement)") \
 	X(predict_busy, 1, 0, 1, "bool",                                                           \
-	  "PREDICT: remember a path found busy per destination; HyStart decides there")
+	  "PREDICT: remember a path found busy per destination; HyStart decides there")          \
+	X(predict_jump_queue, 1, 0, 1, "bool",                                                     \
+	  "PREDICT: a queue before the jumped window is acknowledged ends slow start at the "     \
+	  "PipeSize (0: at cwnd)")
 
 /* Index of each tunable, in table order. */
 enum cubic_tunable_id {

@@ -277,9 +277,11 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 					e->predict_share ? ": a shared link" : "");
 	if (off < len && e->predict_share)
 		off += (size_t)snprintf(buf + off, len - off, ", target %u", e->predict_share);
+	/* the retreat: at a loss in the jump, or at the queue above before it was acknowledged */
 	if (off < len && e->predict_retreat)
-		off += (size_t)snprintf(buf + off, len - off,
-					", loss in the jump: retreat to %u (pipe %u)",
+		off += (size_t)snprintf(buf + off, len - off, "%s: retreat to %u (pipe %u)",
+					e->predict_jump_rtt_us ? ", not yet acknowledged"
+							       : ", loss in the jump",
 					e->predict_retreat, e->predict_retreat_pipe);
 	/* predict_policer: the loss's delivery and RTT, and whether they looked policed */
 	if (off < len && e->predict_policer_rate)

@@ -638,3 +638,45 @@ host_decided() {
 	echo "clean path: $rec"
 	jq -e '(.predict_busy | not)' <<<"$rec"
 }
+
+@test "a queue before the jumped window is acknowledged (one competing flow): slow start ends at the PipeSize, not at the jumped cwnd" {
+	# u_c1, a path issue 20's checks had not seen: 100 Mbit/s, 20 ms, a
+	# 1-BDP buffer, one cubic flow keeping a queue standing. The initial
+	# window's train reads the link's rate, the jump goes to half of that
+	# target, and its first ACKs carry the other flow's queue: HyStart's
+	# delay test in the fill fires before the jumped packets are
+	# acknowledged. predict_busy=0: every flow measures and may jump.
+	JPATH="${P}q"
+	path_up "$JPATH" 100mbit 20ms 1bdp
+	netns_iperf_server "$JPATH-rcv" 5201
+	"$PATHEMU" cross --name "$JPATH" --flows 1 --cc cubic --port 5440 >/dev/null
+	"$CUBICCTL" load --name "$NAME" --preset predict-jump predict_busy=0
+	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/q.trace" 2>/dev/null &
+	TRACE_PID=$!
+	sleep 3
+	# the first flow whose jump met a queue, at most 8 flows (a train not
+	# believed, or a loss first, makes none)
+	found=
+	for i in 1 2 3 4 5 6 7 8; do
+		bulk "$JPATH" "$NAME" 2 "$BATS_TEST_TMPDIR/q$i.json"
+		sleep 0.5
+		rec=$(pol_exit "$BATS_TEST_TMPDIR/q$i.json" "$BATS_TEST_TMPDIR/q.trace")
+		echo "flow $i: $(jq -c '{reason, cwnd, ssthresh, predict_jump_from, predict_jump, predict_jump_rtt_us,
+			predict_retreat, predict_retreat_pipe, retx}' <<<"$rec")"
+		if jq -e '.predict_jump_from > 0 and .predict_jump_rtt_us > 0' <<<"$rec" >/dev/null; then
+			found=$rec
+			break
+		fi
+	done
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID" || true
+	TRACE_PID=
+	[ -n "$found" ]
+	# the queue came before the jump's packets were acknowledged (PipeSize
+	# below the jump) and slow start ended there: cwnd and ssthresh at the
+	# PipeSize (at least the initial window), below the jumped cwnd
+	jq -e '.reason == "delay" and .initial and .predict_retreat_pipe < .predict_jump and
+		.predict_retreat == ([.predict_retreat_pipe, 10] | max) and
+		.cwnd == .predict_retreat and .ssthresh == .predict_retreat and .cwnd < .predict_jump and
+		.predict_jump_rtt_us > .delay_min_us' <<<"$found"
+}

@@ -920,6 +920,23 @@ TEST(the_retreat)
 }
 
 /*
+ * A queue in the jumped window: u_c1's flow jumped from 20 to 134 and met a
+ * queue with 48 delivered to the PipeSize: slow start ends at 48, not at its
+ * cwnd 161. Once the PipeSize reaches the jump (the jumped window validated:
+ * a free path's fill reaching the queue at the BDP) cwnd stays. Never below
+ * the initial window, never above cwnd.
+ */
+TEST(the_queue_retreat)
+{
+	CHECK_EQ(predict_queue_retreat(48, 134, PREDICT_RETREAT_FLOOR, 161), 48);
+	CHECK_EQ(predict_queue_retreat(133, 134, PREDICT_RETREAT_FLOOR, 246), 133);
+	CHECK_EQ(predict_queue_retreat(134, 134, PREDICT_RETREAT_FLOOR, 247), 247);
+	CHECK_EQ(predict_queue_retreat(300, 134, PREDICT_RETREAT_FLOOR, 413), 413);
+	CHECK_EQ(predict_queue_retreat(6, 134, PREDICT_RETREAT_FLOOR, 140), 10);
+	CHECK_EQ(predict_queue_retreat(40, 134, PREDICT_RETREAT_FLOOR, 30), 30);
+}
+
+/*
  * The policer: delay_min 100 ms, MSS 1000. An ACK with RTT 105 ms (no queue:
  * within 1/8) while the delivery rate is 250,000 B/s: 25 packets a delay_min,
  * target ceil(25 x 1.03) = 26, against 120 in flight: a policer; settle at 26.
@@ -1510,6 +1527,7 @@ int main(void)
 	RUN(the_jump_cwnd);
 	RUN(the_jump_queue);
 	RUN(the_retreat);
+	RUN(the_queue_retreat);
 	RUN(the_policer);
 	RUN(the_policer_after_the_exit);
 	RUN(the_policer_worth_remembering);
