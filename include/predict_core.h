@@ -321,24 +321,12 @@ static inline __u64 predict_bitlen(__u64 x)
 {
 	__u64 r = 0, b;
 
-	b = predict_lt(0, x >> 32) << 5;
-	r += b;
-	x >>= b;
-	b = predict_lt(0, x >> 16) << 4;
-	r += b;
-	x >>= b;
-	b = predict_lt(0, x >> 8) << 3;
-	r += b;
-	x >>= b;
-	b = predict_lt(0, x >> 4) << 2;
-	r += b;
-	x >>= b;
-	b = predict_lt(0, x >> 2) << 1;
-	r += b;
-	x >>= b;
-	b = predict_lt(0, x >> 1);
-	r += b;
-	x >>= b;
+	/* halve the bits left to look at: 32, 16, ... 1 (x >> sh nonzero: they are x's) */
+	for (__u64 sh = 32; sh; sh >>= 1) {
+		b = predict_lt(0, x >> sh) * sh;
+		r += b;
+		x >>= b;
+	}
 	return r + x;
 }
 
