@@ -295,10 +295,10 @@ static inline __u32 predict_clamp(__u32 v, __u32 lo, __u32 hi)
  * predict_line() a tenth: with these, which compute the same numbers with
  * shifts and masks (tests/unit/test_predict.c checks them against the
  * loops), it verifies in 430,278 instructions instead of 952,348, of the
- * 1,000,000 the verifier allows. PREDICT_OPAQUE()
- * hides a value's range from the compiler, which would otherwise fold (a -
- * b) >> 63 back into a comparison, and BPF has no conditional move: a
- * comparison's result is a branch.
+ * 1,000,000 the verifier allows. PREDICT_OPAQUE() hides a value's range from
+ * the compiler, which would otherwise fold (a - b) >> 63 back into a
+ * comparison; BPF has no conditional move, so a comparison's result is a
+ * branch.
  */
 #define PREDICT_OPAQUE(v) asm volatile("" : "+r"(v))
 #ifdef __clang__
@@ -447,6 +447,13 @@ static inline int predict_line_ok(__u32 n, __u32 line, __u32 tolerance)
  * The round that just ended: is its train an estimate? Fills v (rate,
  * train_*) whether or not, and returns 1 if accepted.
  */
+/* the gap before point i + 1 of the train (head_x[i] - head_x[i - 1]; point 0 is at 0) */
+static inline __u32 predict_head_gap(const struct predict_state *s, __u32 i)
+{
+	i &= PREDICT_HEAD - 1;
+	return s->head_x[i] - (i ? s->head_x[(i - 1) & (PREDICT_HEAD - 1)] : 0);
+}
+
 /*
  * How many of the train's first points are a burst: a token bucket at the
  * bottleneck lets a few packets through at line rate, their ACKs bunched
@@ -456,13 +463,6 @@ static inline int predict_line_ok(__u32 n, __u32 line, __u32 tolerance)
  * at the first point whose next gap is at least 2/3 of it. At most
  * PREDICT_HEAD - 1 points go.
  */
-/* the gap before point i + 1 of the train (head_x[i] - head_x[i - 1]; point 0 is at 0) */
-static inline __u32 predict_head_gap(const struct predict_state *s, __u32 i)
-{
-	i &= PREDICT_HEAD - 1;
-	return s->head_x[i] - (i ? s->head_x[(i - 1) & (PREDICT_HEAD - 1)] : 0);
-}
-
 static inline __u32 predict_burst(const struct predict_state *s)
 {
 	__u64 m = 0, med = 0, going = 1, drop = 0;
@@ -528,9 +528,13 @@ static inline __u32 predict_start_y(const struct predict_state *s, __u32 drop)
 /*
  * The train so far is long enough to be judged: at least PREDICT_MIN_POINTS
  * points and min_train_us once a leading burst is trimmed. Cheap until the
- * untrimmed train is that long.
+ * untrimmed train is that long. Always inlined into its caller
+ * (predict_point()): a subprogram of its own, its frame took bc_pkts_acked's
+ * deepest call chain past the 512 bytes of stack Linux 6.1's verifier allows
+ * (544).
  */
-static inline __attribute__((always_inline)) int predict_train_long(const struct predict_state *s, const struct predict_params *p)
+static inline __attribute__((always_inline)) int
+predict_train_long(const struct predict_state *s, const struct predict_params *p)
 {
 	__u32 drop;
 
