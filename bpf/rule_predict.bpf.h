@@ -368,6 +368,16 @@ static __noinline void predict_jump(struct sock *sk, struct predict_store *ps)
 }
 
 /*
+ * Careful Resume's PipeSize after a jump: the cwnd it jumped from plus the
+ * packets delivered since (SACKed ones included). Both retreats (a loss, a
+ * queue) set their window from it.
+ */
+static __always_inline __u32 predict_pipe(const struct tcp_sock *tp, const struct predict_store *ps)
+{
+	return ps->jump_from + (tp->delivered - ps->jump_delivered);
+}
+
+/*
  * The jump's share check (predict_jump_shared()), on every ACK of the fill
  * after a jump until it has judged (ps: the flow's, never NULL): from the first ACK of a packet sent
  * after the jump (snd_una past the jump's snd_nxt), the packets delivered
@@ -452,7 +462,7 @@ static __always_inline void predict_queue_window(struct sock *sk, struct predict
 	__u32 cwnd = tp->snd_cwnd, pipe, w = cwnd;
 
 	if (cubic_tun_predict_jump_queue(t)) {
-		pipe = ps->jump_from + (tp->delivered - ps->jump_delivered);
+		pipe = predict_pipe(tp, ps);
 		w = predict_queue_retreat(pipe, ps->jump_cwnd, PREDICT_RETREAT_FLOOR, cwnd);
 		if (w < cwnd) {
 			ps->retreat_pipe = pipe;
@@ -869,7 +879,7 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	busy_tell(sk, ps, t);
 	if (ps->st.phase != PREDICT_PH_FILL || !ps->jump_from)
 		return ssthresh;
-	pipe = ps->jump_from + (tp->delivered - ps->jump_delivered);
+	pipe = predict_pipe(tp, ps);
 	ps->retreat_pipe = pipe;
 	ps->retreat = predict_retreat(pipe, PREDICT_RETREAT_FLOOR, ssthresh);
 	return ps->retreat;
