@@ -762,7 +762,7 @@ band_flow() {
 	p="${EP}o"
 	# two competing cubic flows: not a class of the matrix (1 and 4 are)
 	run "$RUN" --path "own_c2 50mbit 40ms 1bdp stress cross=2:cubic" --algos cubic --reps 2 --duration 2 \
-		--prefix "$p" --out "$BATS_TEST_TMPDIR/own"
+		--prefix "$p" --out "$BATS_TEST_TMPDIR/own" --keep-probes
 	echo "$output" | tail -n 8
 	[ "$status" -eq 0 ]
 	f=$BATS_TEST_TMPDIR/own/flows.jsonl
@@ -775,6 +775,15 @@ band_flow() {
 	grep -q '^| 2 competing flows | own_c2 | cubic | 2 | ' "$BATS_TEST_TMPDIR/own/summary.md"
 	# run.txt's command runs the same path again: the row stays one word
 	grep -qF 'command=tools/eval/run.sh --path own_c2\ 50mbit\ 40ms\ 1bdp\ stress\ cross=2:cubic' "$BATS_TEST_TMPDIR/own/run.txt"
+	# --keep-probes kept each flow's tcp_probe trace, and rounds.py reads the
+	# initial window's ACKs off it at about the 50 Mbit/s bottleneck's rate
+	[ "$(ls "$BATS_TEST_TMPDIR/own/probes")" = "$(printf 'own_c2_cubic_1.probe\nown_c2_cubic_2.probe')" ]
+	run /usr/bin/python3 "$REPO/tools/eval/rounds.py" "$BATS_TEST_TMPDIR"/own/probes/*
+	echo "$output"
+	[ "$status" -eq 0 ]
+	r1=$(awk 'NR > 1 { print $2 }' <<<"$output")
+	[ "$(wc -l <<<"$r1")" -eq 2 ]
+	awk '$1 < 25 || $1 > 150 { bad = 1 } END { exit bad }' <<<"$r1"
 	run leftovers "$p"
 	[ -z "$output" ]
 }

@@ -152,6 +152,9 @@ usage() {
   --candidate ID  the algorithm the fidelity table holds against the kernel's
                   cubic (default bpf_linux; bpf_fast for the fast datapath)
   --no-report     skip analyze.py (results only)
+  --keep-probes   keep each flow's tcp_probe trace (one line per ACK) in
+                  DIR/probes/SCENARIO_ALGO_REP.probe (tools/eval/rounds.py
+                  reads them)
   --list          print the scenarios and algorithms (each scenario's
                   algorithms, its flow seconds) and exit
   --path ROW      a path of your own, a row as the table's (ID RATE RTT
@@ -170,6 +173,7 @@ log() { echo "eval: $*" >&2; }
 CMDLINE="tools/eval/run.sh${*:+ $(printf "%q " "$@")}"
 CMDLINE=${CMDLINE% }
 QUICK=0 REPS='' DUR='' OUT='' SCEN_SEL='' ALGO_SEL='' PFX='' REPORT=1 DOC= CANDIDATE= LIST=0
+KEEP_PROBES=0
 PATHS_OWN=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -183,6 +187,7 @@ while [ $# -gt 0 ]; do
 	--prefix) PFX=${2:?--prefix needs a value}; shift ;;
 	--doc) DOC=${2:?--doc needs a file}; shift ;;
 	--no-report) REPORT=0 ;;
+	--keep-probes) KEEP_PROBES=1 ;;
 	--list) LIST=1 ;;
 	--path) PATHS_OWN+="${2:?--path needs a row (ID RATE RTT BUFFER CLASS [KEY=VALUE...])}"$'\n'; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -440,6 +445,7 @@ trap 'exit 143' TERM HUP
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
+[ "$KEEP_PROBES" = 0 ] || mkdir -p "$OUT/probes"
 [ -z "$DOC" ] || { mkdir -p "$(dirname "$DOC")"; DOC=$(cd "$(dirname "$DOC")" && pwd)/$(basename "$DOC"); }
 FLOWS=$OUT/flows.jsonl
 CWND=$OUT/cwnd.csv
@@ -714,6 +720,7 @@ flow_once() {
 	fi
 	cat "$f.rec" >>"$FLOWS"
 	cat "$f.cwnd" >>"$CWND"
+	[ "$KEEP_PROBES" = 0 ] || cp "$f.probe" "$OUT/probes/${S_ID}_${aid}_${rep}.probe"
 	# an impossible window (analyze.py has named the flow, time and value) ends the run
 	[ "${arc:-0}" != 3 ] || { IMPOSSIBLE=1; exit 3; }
 	# so does an RTT below the path's (analyze.py's SHORT_RTT_EXIT): the
