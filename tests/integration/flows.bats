@@ -85,11 +85,13 @@ established() {
 	# an application-limited flow (400 kbit/s of 50, in 1000-byte writes: about one per
 	# RTT, so never cwnd-limited) stays in slow start: ssthresh unset;
 	# beside it a flow on reno, which flows must not list (as slow: a bulk one would
-	# fill the queue and make the first flow lose). 8 s: every check below reads a
-	# flow that is still on, even on a loaded machine (checked after the last read)
-	client slow -C "$NAME" -b 400K -l 1000 -t 8
+	# fill the queue and make the first flow lose). 14 s: every check below reads a
+	# flow that is still on, even on a loaded machine (checked after the last read;
+	# in one CI-like run of 2026-12-06 an 8-s flow was no longer established
+	# there: if it happens again, the failure says when and how iperf3 ended it)
+	client slow -C "$NAME" -b 400K -l 1000 -t 14
 	slow=$CLIENT
-	client reno -p 5202 -C reno -b 400K -l 1000 -t 8
+	client reno -p 5202 -C reno -b 400K -l 1000 -t 14
 	reno=$CLIENT
 	sleep 2
 	rows=$(flows_5201)
@@ -126,7 +128,11 @@ established() {
 	# no socket on another congestion control: not the reno flow, nor the control connection
 	[ "$("$CUBICCTL" -j flows --name "$NAME" --netns "$P-snd" | jq '[.flows[] | select(.dport == 5202)] | length')" -eq 0 ]
 	# the reads above saw a flow that was on (not one that had ended meanwhile)
-	established "$port"
+	if ! established "$port"; then
+		wait "$slow" || true
+		echo "the flow had ended before the reads did: $(jq -c '{error, start: .start.timestamp, end: .end.sum_sent.seconds}' "$BATS_TEST_TMPDIR/slow.json")"
+		false
+	fi
 	finish "$slow" "$reno"
 	# the real ports: iperf3's own report of its data connection
 	[ "$(jq .start.connected[0].local_port "$BATS_TEST_TMPDIR/slow.json")" -eq "$port" ]
