@@ -177,10 +177,13 @@ def test_iperf_probe_bpftool():
     eq("probe sample", tuple(s), (100.002, 0x5a8, 15, 2147483647, 100000, 11000, 0x10))
     eq("not a probe line", parse.probe_line("# tracer: nop"), None)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-        f.write(line + "\n" + line.replace("dest=10.77.2.2:25000", "dest=10.77.2.2:5201") + "\n# x\n")
+        f.write(line + "\n" + line.replace("dest=10.77.2.2:25000", "dest=10.77.2.2:5201").replace(
+            "src=10.77.1.1:40000", "src=10.77.1.1:40001") + "\n# x\n")
     try:
         fl = parse.read_probe(f.name, 25000)
         eq("read_probe: the port's socket only", {k: len(v) for k, v in fl.items()}, {40000: 1})
+        fl = parse.read_probe(f.name)
+        eq("read_probe: no port, every socket", {k: len(v) for k, v in fl.items()}, {40000: 1, 40001: 1})
     finally:
         os.unlink(f.name)
     mk = "            bash-4242    [001] .....  200.{:06d}: tracing_mark_write: cross_retrans={}"

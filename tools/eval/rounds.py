@@ -15,24 +15,18 @@ the ACK is processed, so an ACK's reach is the next sample's snd_una.
 
 Exit codes: 0 ok, 2 bad input (no file, a file without a flow).
 """
-import collections
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from cubictools.parse import probe_line  # noqa: E402
+from cubictools.parse import MSS, read_probe  # noqa: E402
 
-MSS = 1448
 ROUNDS = ((0, 10), (10, 30), (30, 70))  # packets from the bulk data's start
 
 
 def flow_samples(path):
-    flows = collections.defaultdict(list)
-    with open(path, errors="replace") as f:
-        for line in f:
-            p = probe_line(line)
-            if p:
-                flows[p[0]].append(p[2])
+    """The samples of the trace's busiest socket, or None."""
+    flows = read_probe(path)
     return max(flows.values(), key=len) if flows else None
 
 

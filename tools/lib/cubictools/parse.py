@@ -202,13 +202,14 @@ def mark_delta(marks, t_from, t_to):
     return (after[0] if after else marks[-1][1]) - (before[-1] if before else marks[0][1])
 
 
-def read_probe(path, port):
-    """tcp_probe samples of the sockets sending towards PORT: sport -> list."""
+def read_probe(path, port=None):
+    """tcp_probe samples of the sockets sending towards PORT (None: every
+    socket in the trace): sport -> list."""
     flows = collections.defaultdict(list)
     with open(path, errors="replace") as f:
         for line in f:
             p = probe_line(line)
-            if p and p[1] == port:
+            if p and (port is None or p[1] == port):
                 flows[p[0]].append(p[2])
     return flows
 
