@@ -1020,6 +1020,8 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 	if (ps->busy)
 		e->flags |= CUBIC_EV_PREDICT_BUSY;
 	pr = &ps->st.v;
+	if (pr->disagreed)
+		e->flags |= CUBIC_EV_PREDICT_DISAGREED;
 	e->predict_rate = pr->rate;
 	e->predict_mean_rate = pr->mean_rate;
 	e->predict_target = pr->target;

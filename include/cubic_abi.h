@@ -119,6 +119,8 @@ enum {
 #define CUBIC_EV_PREDICT_NO_JUMP 0x20000
 /* an earlier flow found this destination busy: PREDICT set no target, HyStart decided (predict_busy_applies()) */
 #define CUBIC_EV_PREDICT_BUSY 0x40000
+/* the train's fit and mean rate differed by 1-2 x predict_tolerance: predict_rate is the lower */
+#define CUBIC_EV_PREDICT_DISAGREED 0x80000
 
 /* The reasons after which slow start is over. */
 enum {
@@ -364,6 +366,8 @@ struct cubic_info {
 	VIEW(predict_no_storage, FLAG, CUBIC_EV_PREDICT_NO_STORAGE)                                \
 	VIEW(predict_no_jump, FLAG, CUBIC_EV_PREDICT_NO_JUMP) /* a policer remembered held it */  \
 	VIEW(predict_busy, FLAG, CUBIC_EV_PREDICT_BUSY) /* a busy path remembered: HyStart's */    \
+	/* fit and mean disagreed (1-2 x the tolerance): predict_rate is the lower */              \
+	VIEW(predict_disagreed, FLAG, CUBIC_EV_PREDICT_DISAGREED)                                  \
 	U32(samples, NUM, s->sample_cnt)		 /* RTT samples in this round */           \
 	U32(rounds, NUM, s->rounds)			 /* HyStart rounds since the flow began */ \
 	U64(since_start_us, NUM, tp->tcp_mstamp - s->start_us) /* since the flow's init */        \

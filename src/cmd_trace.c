@@ -238,9 +238,12 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 		return;
 	}
 	off = (size_t)snprintf(buf, len,
-		 " predict: %.1f Mbit/s from round %u's train of %u ACKs%s over %.2f ms x delay_min "
+		 " predict: %.1f Mbit/s%s from round %u's train of %u ACKs%s over %.2f ms x delay_min "
 		 "%.2f ms -> target %u (set at cwnd %u, %.1f ms ago)%s",
-		 (double)e->predict_rate * 8 / 1e6, e->predict_round, e->predict_train_acks,
+		 (double)e->predict_rate * 8 / 1e6,
+		 e->flags & CUBIC_EV_PREDICT_DISAGREED ? " (the lower of its fit and mean, which disagreed)"
+						       : "",
+		 e->predict_round, e->predict_train_acks,
 		 e->predict_train_gaps ? " (bunch corners, across long ACK gaps)" : "",
 		 ms(e->predict_train_us), ms(e->predict_delay_min_us), e->predict_target,
 		 e->predict_cwnd_set, ms(e->predict_fill_us),

@@ -1346,7 +1346,8 @@ def predict_story(g):
         else:
             fails.append(x)
         rows.append(f"| {x['scenario']} | {x['rep']} | {x['buffer_pkts'] / bdp:.2g} | "
-                    f"{fmt(est and est / pay, 3)} | {fmt(pv(x, 'mean_rate') and pv(x, 'mean_rate') / pay, 3)} | "
+                    f"{fmt(est and est / pay, 3)}{' (lower)' if pv(x, 'disagreed') else ''} | "
+                    f"{fmt(pv(x, 'mean_rate') and pv(x, 'mean_rate') / pay, 3)} | "
                     f"{fmt(pv(x, 'train_acks'))} | {fmt(pv(x, 'train_us'))} | "
                     f"{fmt(pv(x, 'train_line') and pv(x, 'train_line') / 1000, 3)} | {fmt(pv(x, 'train_gaps'))} | "
                     f"{fmt(tgt and tgt / bdp, 2) if ok else 'none'} | {x['exit_reason']} | {fmt(x['exit_cwnd_bdp'], 2)} | "
@@ -1361,7 +1362,9 @@ def predict_story(g):
            "rate x delay_min x 1.03, then slow start up to it, paced by the kernel from the ACK on which "
            "the measured round's train became long enough, and capped at the estimate during the fill. A "
            "round whose train stays shorter does not count (the next one, twice as long, is measured); a "
-           "train whose fit and mean rate disagree by more than 10 %, or whose slope its points give to "
+           "train whose fit and mean rate disagree by 10-20 % is believed at the lower of the two "
+           "(*(lower)* in the table: `predict_disagreed`); one whose fit and mean disagree by more, or "
+           "whose slope its points give to "
            "worse than 10 % (standard error from r^2 and their number: ACKs scattered by jitter), is not "
            "believed; after 3 counted "
            "rounds without an estimate, or when HyStart's own detectors fire first, Linux HyStart decides "
@@ -1376,7 +1379,7 @@ def predict_story(g):
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows + [""]
     if fails:
         out.append(f"**No estimate** on {len(fails)} flows: their trains' fit and mean rate (the table's "
-                   "two rate columns) disagreed, its points were too scattered to give the slope to 10 % (r^2), or the train was too short. The emulator's ACK path releases "
+                   "two rate columns) disagreed by more than 20 %, its points were too scattered to give the slope to 10 % (r^2), or the train was too short. The emulator's ACK path releases "
                    "each ACK from a timer (tools/emu/README.md: release error p50 30-60 us, p99 up to a few "
                    "hundred); at 100 Mbit/s the initial window's ACKs are 120 us apart, so one late timer "
                    "bunches two or three of them. At 200 Mbit/s (s2011) the initial window's train lasts "
