@@ -626,9 +626,10 @@ static inline int predict_judge(const struct predict_state *s, const struct pred
 	 * (s2011_q25 at 200 Mbit/s, a full evaluation on a busy host: fit
 	 * 1.12-1.18 x the rate, mean 1.27-1.31 x, r^2 0.968, 30 points; the
 	 * train was refused and HyStart's loss came at 1.36 x the BDP); a last
-	 * point held back stretches it and the mean reads low. Up to twice the tolerance the lower of the two is
-	 * believed (v->disagreed): never more than the line says. Beyond it,
-	 * the train is not believed.
+	 * point held back stretches it and the mean reads low. Up to twice
+	 * the tolerance the lower of the two is believed (v->disagreed):
+	 * never more than the line says. Beyond it, the train is not
+	 * believed (tolerance <= 1000: mean x 2000 < 2^57).
 	 */
 	if (diff * 1000 > mean * p->tolerance * 2)
 		return 0;
