@@ -663,7 +663,7 @@ TEST(a_short_round_then_a_long_one)
 	feeder_init(&f);
 	uniform(g, 19, 1000);
 	for (int i = 11; i < 19; i++)
-		g[i] = 10; /* a bunched tail: fit and mean more than 2 x the tolerance apart */
+		g[i] = 10; /* a bunched tail: its points too far off a line (12 at r^2 0.85) */
 	f.cwnd = 20;
 	round_of(&f, 20, g, 1);
 	CHECK_EQ(f.acts[PREDICT_ACT_PACE], 1);
@@ -1458,7 +1458,7 @@ TEST(unpaced_rounds_until_one_is_believed)
 	f.p.pace = 0;
 	f.p.rounds = 3;
 	predict_params_clamp(&f.p);
-	/* long enough (19 gaps of 1000 us) but a bunched tail: fit and mean disagree (> 2 x) */
+	/* long enough (19 gaps of 1000 us) but a bunched tail, its points too far off a line */
 	uniform(shortg, 19, 1000);
 	for (int i = 11; i < 19; i++)
 		shortg[i] = 10;
