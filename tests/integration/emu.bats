@@ -43,7 +43,7 @@ assert_clean() {
 }
 
 # step_pings STEP: a 50 Mbit/s path of RTT 20 ms with --rtt-step STEP; pings
-# every 20 ms from at least 0.1 s before a TCP connection to 0.8 s after it
+# every 20 ms from at least 0.1 s (and two replies) before a TCP connection to 0.8 s after it
 # (ping is stopped then, however long the connecting process took to start); prints
 # "SEND_TIME_S RTT_MS" per reply, the time relative to the SYN-ACK that started
 # the schedule, as the delay line itself stamped it (delayq_schedule_t0_unix_s):
@@ -57,6 +57,12 @@ step_pings() {
 	done
 	"$PATHEMU" exec --name "$NAME" snd ping -D -n -i 0.02 -w 20 10.77.2.2 >"$BATS_TEST_TMPDIR/ping" &
 	local pid=$! t0
+	# ping's own start (a process in the namespace) can take longer than
+	# 0.1 s on a busy machine: wait for its first replies, then 0.1 s more
+	for _ in $(seq 100); do
+		[[ $(grep -c 'time=' "$BATS_TEST_TMPDIR/ping" 2>/dev/null) -ge 2 ]] && break
+		sleep 0.05
+	done
 	sleep 0.1
 	# the receiver's SYN-ACK starts the schedule
 	"$PATHEMU" exec --name "$NAME" snd bash -c 'exec 3<>/dev/tcp/10.77.2.2/5999; sleep 0.8'
