@@ -531,6 +531,25 @@ gap_flow() {
 	[ -z "$output" ]
 }
 
+@test "eval: --first-flows: every PREDICT flow meets the policer as its first, nothing remembered" {
+	p="${EP}y"
+	# without the option rep 2 takes its target from the policer rep 1
+	# remembered (the test above); with it, that memory is forgotten first
+	run "$RUN" --scenarios pol100_40 --algos bpf_predict --reps 2 --duration 2 --first-flows \
+		--prefix "$p" --out "$BATS_TEST_TMPDIR/ff" --no-report
+	echo "$output"
+	[ "$status" -eq 0 ]
+	jq -c '{rep, stall_retries, bpf_predict_policer_memory, bpf_predict_busy, bpf_predict_target, exit_reason}' \
+		"$BATS_TEST_TMPDIR/ff/flows.jsonl"
+	[ "$(jq -s 'length == 2 and all(.[]; (.bpf_predict_policer_memory // 0) == 0 and (.bpf_predict_busy // 0) == 0)' \
+		"$BATS_TEST_TMPDIR/ff/flows.jsonl")" = true ]
+	# rep 1 met the policer and remembered it; rep 2's flow had it forgotten first
+	[[ $output == *"pol100_40 bpf_predict rep 2: the path's memory is forgotten before the flow (--first-flows: policer)"* ]]
+	run leftovers "$p"
+	echo "$output"
+	[ -z "$output" ]
+}
+
 @test "eval: run.sh stops at the first flow analyze.py finds impossible, and cleans up" {
 	p="${EP}m"
 	# a python that runs analyze.py and then finds the flow impossible

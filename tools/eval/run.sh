@@ -155,6 +155,9 @@ usage() {
   --keep-probes   keep each flow's tcp_probe trace (one line per ACK) in
                   DIR/probes/SCENARIO_ALGO_REP.probe (tools/eval/rounds.py
                   reads them)
+  --first-flows   every bpf flow meets its path as a first flow: what the
+                  instance remembers of the path (a policer, a busy path)
+                  is forgotten before it (cubicctl policers --forget)
   --list          print the scenarios and algorithms (each scenario's
                   algorithms, its flow seconds) and exit
   --path ROW      a path of your own, a row as the table's (ID RATE RTT
@@ -173,7 +176,7 @@ log() { echo "eval: $*" >&2; }
 CMDLINE="tools/eval/run.sh${*:+ $(printf "%q " "$@")}"
 CMDLINE=${CMDLINE% }
 QUICK=0 REPS='' DUR='' OUT='' SCEN_SEL='' ALGO_SEL='' PFX='' REPORT=1 DOC= CANDIDATE= LIST=0
-KEEP_PROBES=0
+KEEP_PROBES=0 FIRST_FLOWS=0
 PATHS_OWN=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -188,6 +191,7 @@ while [ $# -gt 0 ]; do
 	--doc) DOC=${2:?--doc needs a file}; shift ;;
 	--no-report) REPORT=0 ;;
 	--keep-probes) KEEP_PROBES=1 ;;
+	--first-flows) FIRST_FLOWS=1 ;;
 	--list) LIST=1 ;;
 	--path) PATHS_OWN+="${2:?--path needs a row (ID RATE RTT BUFFER CLASS [KEY=VALUE...])}"$'\n'; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -664,6 +668,13 @@ flow_once() {
 	local rc=0 arc=0 mem0=
 	# what the instance remembers for this path before the try (policers, busy paths)
 	[ "$kind" != bpf ] || mem0=$(path_memory "$ca")
+	# --first-flows: nothing an earlier flow learnt of the path is used
+	if [ "$FIRST_FLOWS" = 1 ] && [ -n "$mem0" ]; then
+		"$CUBICCTL" policers --name "$ca" --forget "$RCV_ADDR" >/dev/null ||
+			die "$S_ID $aid rep $rep: cubicctl policers --forget failed (--first-flows)"
+		log "$S_ID $aid rep $rep: the path's memory is forgotten before the flow (--first-flows: ${mem0//$'\n'/ })"
+		mem0=
+	fi
 	send "$ca" "$f.iperf" || rc=$?
 	sleep 0.2
 	if [ -n "$POLL_PID" ]; then
