@@ -144,22 +144,29 @@ struct {
 } busy_memory SEC(".maps");
 
 /*
- * An entry for this flow's destination and path, in force, when PREDICT
- * believed its estimate (ps->st.v): the estimate is the link's, not what this
- * flow can get beside the others. It is set aside (the target it would have
- * set kept for busy_tell()), and HyStart decides, as for a train not
- * believed, on the flow unpaced. Returns 1 then.
+ * An entry for this flow's destination and path, in force (predict_busy=1),
+ * or a delay_min that rose above the handshake's RTT (predict_rise_us), when
+ * PREDICT believed its estimate (ps->st.v): the estimate is the link's, not
+ * what this flow can get beside the others. It is set aside (the target it
+ * would have set kept for busy_tell()), and HyStart decides, as for a train
+ * not believed, on the flow unpaced. Returns 1 then.
  */
-static __noinline int busy_aside(struct sock *sk, struct predict_store *ps)
+static __noinline int busy_aside(struct sock *sk, struct predict_store *ps,
+				 const struct cubic_tunables *t)
 {
 	struct predict_verdict *v = &ps->st.v;
 	struct polmem_key k;
 
 	polmem_key_of(sk, &k);
-	if (!predict_busy_applies(bpf_map_lookup_elem(&busy_memory, &k), bpf_ktime_get_ns(),
-				  v->delay_min))
+	if (cubic_tun_predict_busy(t) &&
+	    predict_busy_applies(bpf_map_lookup_elem(&busy_memory, &k), bpf_ktime_get_ns(),
+				 v->delay_min))
+		ps->busy = PREDICT_ASIDE_BUSY;
+	else if (predict_rose(ps->syn_rtt_us, v->delay_min, v->rate,
+			      ((struct tcp_sock *)sk)->mss_cache, cubic_tun_predict_rise_us(t)))
+		ps->busy = PREDICT_ASIDE_ROSE;
+	else
 		return 0;
-	ps->busy = 1;
 	ps->busy_target = v->target;
 	v->target = 0;
 	v->jump = 0;
@@ -233,6 +240,7 @@ _Static_assert(CUBIC_MAX_predict_skip == PREDICT_MAX_SKIP &&
 		       CUBIC_DEF_predict_rounds == PREDICT_DEF_ROUNDS &&
 		       CUBIC_DEF_hystart_ack_delta_us == PREDICT_DEF_GAP &&
 		       CUBIC_DEF_predict_jump == PREDICT_DEF_JUMP &&
+		       CUBIC_DEF_predict_rise_us == PREDICT_DEF_RISE_US &&
 		       CUBIC_MAX_predict_jump * 2 <= PREDICT_MAX_JUMP,
 	       "the PREDICT tunables' limits and defaults are the core's");
 
@@ -600,7 +608,7 @@ static __noinline int predict_ack(struct sock *sk, const struct cubic_tunables *
 		}
 	}
 	if ((act == PREDICT_ACT_TARGET || act == PREDICT_ACT_EXIT) && !ps->polmem_rate &&
-	    cubic_tun_predict_busy(t) && busy_aside(sk, ps))
+	    busy_aside(sk, ps, t))
 		act = PREDICT_ACT_GIVE_UP;
 	if (act == PREDICT_ACT_PACE) {
 		/*
@@ -661,8 +669,17 @@ static __always_inline void rule_predict_init(struct sock *sk, const struct cubi
 	if (!predict_ok)
 		return;
 	ps = predict_get(sk, BPF_SK_STORAGE_GET_F_CREATE);
-	if (ps)
-		__builtin_memset(ps, 0, sizeof(*ps));
+	if (!ps)
+		return;
+	__builtin_memset(ps, 0, sizeof(*ps));
+	/*
+	 * The handshake's RTT (predict_rose()): srtt now, if at most an initial
+	 * window has been sent (iperf3 -C sets the algorithm after its first
+	 * segment, a 37-byte cookie, has left; a flow switched later has a
+	 * smoothed RTT of its own traffic, which says nothing of the handshake)
+	 */
+	if (((struct tcp_sock *)sk)->data_segs_out <= PREDICT_RETREAT_FLOOR)
+		ps->syn_rtt_us = ((struct tcp_sock *)sk)->srtt_us >> 3;
 }
 
 /*
@@ -1017,8 +1034,10 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 		e->flags |= CUBIC_EV_PREDICT_CAPPED;
 	if (ps->polmem_no_jump)
 		e->flags |= CUBIC_EV_PREDICT_NO_JUMP;
-	if (ps->busy)
+	if (ps->busy == PREDICT_ASIDE_BUSY)
 		e->flags |= CUBIC_EV_PREDICT_BUSY;
+	else if (ps->busy == PREDICT_ASIDE_ROSE)
+		e->flags |= CUBIC_EV_PREDICT_ROSE;
 	pr = &ps->st.v;
 	if (pr->disagreed)
 		e->flags |= CUBIC_EV_PREDICT_DISAGREED;
@@ -1049,4 +1068,5 @@ static __always_inline void rule_predict_fill(struct sock *sk, const struct exit
 	e->predict_share_pace = ps->share_pace;
 	e->predict_share_rate = ps->share_rate;
 	e->predict_share = ps->share_ssthresh;
+	e->predict_syn_rtt_us = ps->syn_rtt_us;
 }

@@ -11,7 +11,7 @@
 #endif
 
 /* Bumped when a map layout below changes; cubicctl refuses a mismatch. */
-#define CUBIC_ABI_VERSION 8
+#define CUBIC_ABI_VERSION 9
 
 /* The congestion-control name registered by a plain `cubicctl load`. */
 #define CUBIC_DEFAULT_NAME "bpf_cubic"
@@ -121,6 +121,8 @@ enum {
 #define CUBIC_EV_PREDICT_BUSY 0x40000
 /* the train's fit and mean rate differed by 1-2 x predict_tolerance: predict_rate is the lower */
 #define CUBIC_EV_PREDICT_DISAGREED 0x80000
+/* delay_min rose above the handshake's RTT (predict_rose()): PREDICT set no target, HyStart decided */
+#define CUBIC_EV_PREDICT_ROSE 0x100000
 
 /* The reasons after which slow start is over. */
 enum {
@@ -361,6 +363,7 @@ struct cubic_info {
 	U64(predict_share_pace, PREDICT, 0)    /* bytes/s, the pacing rate they left at */         \
 	U64(predict_share_rate, PREDICT, 0)    /* bytes/s (0: not measured) */                     \
 	U32(predict_share, PREDICT, 0)         /* its BDP (0: the estimate stood) */               \
+	U32(predict_syn_rtt_us, PREDICT, 0)    /* the handshake's RTT (0: unknown) */              \
 	VIEW(predict_paced, FLAG, CUBIC_EV_PREDICT_PACED) /* PREDICT turned pacing on */          \
 	VIEW(predict_capped, FLAG, CUBIC_EV_PREDICT_CAPPED) /* and capped it during the fill */     \
 	VIEW(predict_no_storage, FLAG, CUBIC_EV_PREDICT_NO_STORAGE)                                \
@@ -368,6 +371,8 @@ struct cubic_info {
 	VIEW(predict_busy, FLAG, CUBIC_EV_PREDICT_BUSY) /* a busy path remembered: HyStart's */    \
 	/* fit and mean disagreed (1-2 x the tolerance): predict_rate is the lower */              \
 	VIEW(predict_disagreed, FLAG, CUBIC_EV_PREDICT_DISAGREED)                                  \
+	/* delay_min rose above the handshake's RTT: the estimate set aside, HyStart's */          \
+	VIEW(predict_rose, FLAG, CUBIC_EV_PREDICT_ROSE)                                            \
 	U32(samples, NUM, s->sample_cnt)		 /* RTT samples in this round */           \
 	U32(rounds, NUM, s->rounds)			 /* HyStart rounds since the flow began */ \
 	U64(since_start_us, NUM, tp->tcp_mstamp - s->start_us) /* since the flow's init */        \

@@ -50,8 +50,10 @@ struct predict_store {
 	__u32 share_ssthresh;
 	__u8 share_done;
 	/*
-	 * The busy path remembered (predict_busy_applies()): it set no target
-	 * (HyStart decided; the record's predict_busy), and how far the first
+	 * The estimate set aside (PREDICT_ASIDE_*): a busy path remembered
+	 * (predict_busy_applies(); the record's predict_busy) or a queue that
+	 * rose since the handshake (predict_rose(); predict_rose): it set no
+	 * target (HyStart decided), and how far the first
 	 * slow start's end is on its way to the memory (PREDICT_BUSY_NOTED:
 	 * noted in busy_how and busy_cwnd, PREDICT_BUSY_TOLD: the memory told;
 	 * busy_note(), busy_tell())
@@ -94,6 +96,9 @@ struct predict_store {
 	__u32 busy_cwnd;
 	__u8 busy_how;
 	__u8 pad5[3];
+	/* the handshake's RTT, us (tp->srtt_us at .init, at most an initial window sent; 0: unknown) */
+	__u32 syn_rtt_us;
+	__u32 pad6;
 };
 
 struct verdict_store {

@@ -91,7 +91,10 @@
 	  "PREDICT: remember a path found busy per destination; HyStart decides there")          \
 	X(predict_jump_queue, 1, 0, 1, "bool",                                                     \
 	  "PREDICT: a queue before the jumped window is acknowledged ends slow start at the "     \
-	  "PipeSize (0: at cwnd)")
+	  "PipeSize (0: at cwnd)")                                                                \
+	X(predict_rise_us, 100, 0, 100000, "us",                                                   \
+	  "PREDICT: set the estimate aside (HyStart decides) when delay_min is this and a "       \
+	  "packet's time above the handshake's RTT: others' queue grew (0: off)")
 
 /* Index of each tunable, in table order. */
 enum cubic_tunable_id {

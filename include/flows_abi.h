@@ -46,8 +46,9 @@ struct cubic_flow {
 	 * (bytes/s; 0: none), whether an answer waits for the recovery's
 	 * end (pol_pending), and whether a policer remembered without a rate
 	 * held the jump back (polmem_no_jump; a pad byte before it: the
-	 * record's size is unchanged), and whether a busy path remembered set
-	 * the estimate aside (busy; a pad byte before it too)
+	 * record's size is unchanged), and why the estimate was set aside
+	 * (busy, PREDICT_ASIDE_*: a busy path remembered, or a queue that rose
+	 * since the handshake; 0: it was not; a pad byte before it too)
 	 */
 	__u64 policer_memory;
 	__u32 policer_ssthresh;

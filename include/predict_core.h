@@ -145,6 +145,7 @@
 
 #define PREDICT_DEF_JUMP	 0 /* per mille of the target; 0: no jump */
 #define PREDICT_MAX_JUMP	 1000
+#define PREDICT_DEF_RISE_US	 100 /* us over the handshake's RTT, and a packet (predict_rose()) */
 
 #define PREDICT_RETREAT_FLOOR 10 /* packets: TCP's initial window (RFC 6928) */
 
@@ -1453,6 +1454,36 @@ static inline int predict_busy_applies(const struct predict_busy *m, __u64 now_n
 }
 
 /*
+ * A queue that rose since the handshake (issue 20, a shared bottleneck). A
+ * loss-based flow probes for bandwidth by growing the queue it keeps: between
+ * their losses, flows that share the bottleneck add to its queue every round.
+ * So a newcomer's RTT rises between its handshake and its first round even
+ * before its own packets queue: the least RTT of the estimate's rounds
+ * (delay_min, the least sample since the flow began) above the handshake's
+ * (syn_rtt_us, the SYN/SYN-ACK sample the flow began with) by more than
+ * rise_us and one packet's time at the estimated rate (a full packet takes that
+ * much longer than the SYN through the bottleneck). On eval's cross50_40_c4
+ * (four cubic flows, 50 Mbit/s, 40 ms) delay_min read 0.18-1.79 ms above the
+ * handshake's RTT in 12 kernel cubic flows, 11 of them more than 0.1 ms and
+ * one packet (0.24 ms); on the 17 clean paths and the SUSS path (72 flows) at
+ * most 0.08 ms, nor on a policer's or an ACK-aggregation path (12 flows). An
+ * RTT that falls says nothing (ACK aggregation, jitter or another flow's
+ * loss delayed the handshake's sample). The estimate is then the link's, not
+ * this flow's: it is set aside, as a busy path remembered sets it aside
+ * (predict_busy_applies()). 0 for any unknown (0) argument or rise_us 0 (off).
+ */
+static inline int predict_rose(__u32 syn_rtt_us, __u32 delay_min, __u64 rate, __u32 mss,
+			       __u32 rise_us)
+{
+	__u64 pkt_us;
+
+	if (!rise_us || !syn_rtt_us || !delay_min || !rate || !mss)
+		return 0;
+	pkt_us = (__u64)mss * 1000000ULL / rate;
+	return (__u64)delay_min > (__u64)syn_rtt_us + rise_us + pkt_us;
+}
+
+/*
  * A loss that came with a queue: its RTT (the last delivered packet's, RACK's)
  * above 33/32 of delay_min. A policer has no queue of its own: its losses read
  * 1.000-1.025 x delay_min behind eval's six policers (predict_polmem_worthy()),
@@ -1466,6 +1497,10 @@ static inline int predict_loss_queued(__u32 rtt_us, __u32 delay_min)
 {
 	return rtt_us && delay_min && (__u64)rtt_us * 32 > (__u64)delay_min * 33;
 }
+
+/* Why the glue set an estimate aside (predict_store.busy; 0: it did not). */
+#define PREDICT_ASIDE_BUSY 1 /* a busy path remembered (predict_busy_applies()) */
+#define PREDICT_ASIDE_ROSE 2 /* a queue that rose since the handshake (predict_rose()) */
 
 /* The glue's steps from a first slow start's end to the memory (predict_store.busy_step). */
 #define PREDICT_BUSY_NOTED 1

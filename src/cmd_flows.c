@@ -314,8 +314,10 @@ static void print_json(struct json *j, const struct flow_row *r, char (*names)[C
 		json_obj_open(j, "predict");
 		json_str(j, "phase", predict_phase_str(f->predict.phase));
 		json_u64(j, "rounds", f->predict.rounds);
-		/* a busy path remembered set the estimate aside: HyStart decides */
-		json_bool(j, "busy", f->busy);
+		/* a busy path remembered, or a queue that rose since the
+		 * handshake, set the estimate aside: HyStart decides */
+		json_bool(j, "busy", f->busy == PREDICT_ASIDE_BUSY);
+		json_bool(j, "rose", f->busy == PREDICT_ASIDE_ROSE);
 		if (f->predict.v.target) {
 			json_u64(j, "rate", f->predict.v.rate);
 			json_u64(j, "target", f->predict.v.target);
@@ -412,8 +414,10 @@ static void print_text(const struct flow_row *r, char (*names)[CUBIC_NAME_MAX],
 		else
 			printf(" predict:%s,round:%u", predict_phase_str(f->predict.phase),
 			       f->predict.rounds);
-		if (f->busy)
+		if (f->busy == PREDICT_ASIDE_BUSY)
 			printf(",busy(hystart)");
+		else if (f->busy == PREDICT_ASIDE_ROSE)
+			printf(",rose(hystart)");
 		if (f->policer_memory)
 			printf(",policer_memory:%.2fMbit/s", (double)f->policer_memory * 8 / 1e6);
 		else if (f->policer_no_jump)

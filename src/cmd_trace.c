@@ -231,6 +231,16 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 			 ms(e->predict_delay_min_us));
 		return;
 	}
+	if (!e->predict_target && (e->flags & CUBIC_EV_PREDICT_ROSE)) {
+		snprintf(buf, len,
+			 " predict: %.1f Mbit/s from round %u's train of %u ACKs x delay_min %.2f ms, "
+			 "set aside: delay_min rose %.2f ms above the handshake's RTT of %.2f ms, "
+			 "others' queue grew (HyStart decided)",
+			 (double)e->predict_rate * 8 / 1e6, e->predict_round, e->predict_train_acks,
+			 ms(e->predict_delay_min_us),
+			 ms(e->predict_delay_min_us - e->predict_syn_rtt_us), ms(e->predict_syn_rtt_us));
+		return;
+	}
 	if (!e->predict_target) {
 		if (e->predict_failed_rounds)
 			snprintf(buf, len, " predict: no estimate in %u rounds (HyStart decided)",
@@ -332,13 +342,15 @@ static bool keep(const struct trace *tr, __u16 family, const __u8 *saddr, __u16 
 /*
  * PREDICT's estimate, or the train it did not accept, or a policer it answered
  * or remembered before it had either (a loss in the first round), or an
- * estimate a busy path remembered set aside (predict_busy): null unless
- * the flow ran PREDICT and one of those is there
+ * estimate a busy path remembered or a queue that rose set aside
+ * (predict_busy, predict_rose): null unless the flow ran PREDICT and one of
+ * those is there
  */
 #define JSON_PREDICT(f, src)                                                                       \
 	if ((e->flags & CUBIC_EV_PREDICT_RAN) &&                                                   \
 	    (e->predict_target || e->predict_failed_rounds || e->predict_policer ||                \
-	     e->predict_policer_memory || (e->flags & CUBIC_EV_PREDICT_BUSY)))                     \
+	     e->predict_policer_memory ||                                                          \
+	     (e->flags & (CUBIC_EV_PREDICT_BUSY | CUBIC_EV_PREDICT_ROSE))))                        \
 		json_u64(j, #f, e->f);                                                             \
 	else                                                                                       \
 		json_null(j, #f);

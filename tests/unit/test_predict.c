@@ -130,6 +130,7 @@ TEST(defaults_are_the_tunables)
 	CHECK_EQ(CUBIC_DEF_predict_rounds, PREDICT_DEF_ROUNDS);
 	CHECK_EQ(CUBIC_MAX_predict_skip, PREDICT_MAX_SKIP);
 	CHECK_EQ(CUBIC_MAX_predict_rounds, PREDICT_MAX_ROUNDS);
+	CHECK_EQ(CUBIC_DEF_predict_rise_us, PREDICT_DEF_RISE_US);
 }
 
 TEST(params_clamp)
@@ -1600,6 +1601,43 @@ TEST(a_busy_paths_evidence)
 	CHECK_EQ(predict_busy_evidence(182, 0, PREDICT_BUSY_SHARED), 0);
 }
 
+/*
+ * A queue that rose since the handshake. The figures are eval's (tcp_probe's
+ * srtt, the first sample against the least one of the initial window's
+ * round): cross50_40_c4's flow of 74.91 ms at the handshake and 0.90 ms more
+ * at the least of its first round, at the link's 6.1 MB/s (a 1448-byte
+ * packet takes 237 us): risen. Its 0.18 ms (another flow's) is not, nor a
+ * clean path's +0.08, nor the ACK-aggregation path whose handshake's sample
+ * was held 3.83 ms (an RTT that falls). The line is rise_us (100 us) and one
+ * packet at the estimate, exactly; on a 10 Mbit/s link a packet's time is
+ * 1158 us.
+ */
+TEST(a_queue_that_rose_since_the_handshake)
+{
+	const __u32 syn = 74910, mss = 1448, rise = PREDICT_DEF_RISE_US;
+	const __u64 rate = 6100000; /* bytes/s: 237 us a packet */
+
+	CHECK_EQ(PREDICT_DEF_RISE_US, 100);
+	CHECK_EQ(predict_rose(syn, syn + 900, rate, mss, rise), 1);
+	CHECK_EQ(predict_rose(syn, syn + 180, rate, mss, rise), 0);
+	CHECK_EQ(predict_rose(syn, syn + 80, rate, mss, rise), 0);
+	CHECK_EQ(predict_rose(47890, 47890 - 3830, rate, mss, rise), 0);
+	CHECK_EQ(predict_rose(syn, syn + 100 + 237, rate, mss, rise), 0);
+	CHECK_EQ(predict_rose(syn, syn + 100 + 237 + 1, rate, mss, rise), 1);
+	/* slower links: one packet's time is part of the line */
+	CHECK_EQ(predict_rose(syn, syn + 1200, 1250000, mss, rise), 0);
+	CHECK_EQ(predict_rose(syn, syn + 1300, 1250000, mss, rise), 1);
+	/* off, or anything unknown: nothing said */
+	CHECK_EQ(predict_rose(syn, syn + 5000, rate, mss, 0), 0);
+	CHECK_EQ(predict_rose(0, syn + 5000, rate, mss, rise), 0);
+	CHECK_EQ(predict_rose(syn, 0, rate, mss, rise), 0);
+	CHECK_EQ(predict_rose(syn, syn + 5000, 0, mss, rise), 0);
+	CHECK_EQ(predict_rose(syn, syn + 5000, rate, 0, rise), 0);
+	/* no overflow at the extremes */
+	CHECK_EQ(predict_rose(0xffffffffu, 0xffffffffu, 1, 0xffffffffu, 0xffffffffu), 0);
+	CHECK_EQ(predict_rose(1, 0xffffffffu, ~0ULL, mss, 1), 1);
+}
+
 int main(void)
 {
 	RUN(defaults_are_the_tunables);
@@ -1638,6 +1676,7 @@ int main(void)
 	RUN(the_share_check);
 	RUN(a_busy_path_remembered);
 	RUN(a_busy_paths_evidence);
+	RUN(a_queue_that_rose_since_the_handshake);
 	RUN(the_share_window_reads_around_a_gap);
 	RUN(application_limited_round_is_not_measured);
 	RUN(paced_flow_is_never_measured);

@@ -1334,6 +1334,10 @@ def predict_story(g):
         v = x.get("bpf_predict_" + k)
         return v if v is not None else (x.get("bpf_exit_record") or {}).get("predict_" + k)
 
+    def aside(x):
+        """why an estimate believed set no target: a busy path remembered, a queue that rose"""
+        return " (busy)" if pv(x, "busy") else " (rose)" if pv(x, "rose") else ""
+
     rows, errs, fails = [], [], []
     for x in sorted(fl, key=lambda x: (x["buffer_pkts"] / x["bdp_pkts"], x["rtt_ms"], x["scenario"], x["rep"])):
         bdp = x["bdp_pkts"]
@@ -1350,7 +1354,7 @@ def predict_story(g):
                     f"{fmt(pv(x, 'mean_rate') and pv(x, 'mean_rate') / pay, 3)} | "
                     f"{fmt(pv(x, 'train_acks'))} | {fmt(pv(x, 'train_us'))} | "
                     f"{fmt(pv(x, 'train_line') and pv(x, 'train_line') / 1000, 3)} | {fmt(pv(x, 'train_gaps'))} | "
-                    f"{fmt(tgt and tgt / bdp, 2) if ok else 'none'} | {x['exit_reason']} | {fmt(x['exit_cwnd_bdp'], 2)} | "
+                    f"{fmt(tgt and tgt / bdp, 2) if ok else 'none' + aside(x)} | {x['exit_reason']} | {fmt(x['exit_cwnd_bdp'], 2)} | "
                     f"{'yes' if x.get('ss_lost') else 'no' if x.get('ss_lost') is False else '-'} | "
                     f"{'yes' if in_band(x) else 'no'} |")
     n = len(errs)
@@ -1369,7 +1373,9 @@ def predict_story(g):
            "believed; after 3 counted "
            "rounds without an estimate, or when HyStart's own detectors fire first, Linux HyStart decides "
            "(on the flow unpaced again). Preset `predict-jump` (bpf_predictj) adds the jump to half the "
-           "target and its share check (docs/RULES.md).\n",
+           "target and its share check (docs/RULES.md). A target *none (busy)* or *none (rose)*: an estimate "
+           "believed and set aside, for a busy path remembered or a delay_min that rose above the handshake's "
+           "RTT (`predict_rise_us`; docs/RULES.md), and HyStart decided.\n",
            f"Exits of its {len(fl)} flows: " + ", ".join(f"{k} {v}" for k, v in by.most_common()) + ".\n",
            f"Estimates believed: {n} of {len(fl)}; against the payload rate (rate x 1448/1500): "
            f"within 3 %: {within(0.03)}, within 5 %: {within(0.05)}, within 10 %: {within(0.10)}"
