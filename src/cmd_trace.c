@@ -223,22 +223,22 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!(e->flags & CUBIC_EV_PREDICT_RAN))
 		return;
-	if (!e->predict_target && (e->flags & CUBIC_EV_PREDICT_BUSY)) {
+	if (!e->predict_target && (e->flags & (CUBIC_EV_PREDICT_BUSY | CUBIC_EV_PREDICT_ROSE))) {
+		char why[128];
+
+		if (e->flags & CUBIC_EV_PREDICT_BUSY)
+			snprintf(why, sizeof(why), "an earlier flow found this destination busy");
+		else
+			snprintf(why, sizeof(why),
+				 "delay_min rose %.2f ms above the handshake's RTT of %.2f ms, "
+				 "others' queue grew",
+				 ms(e->predict_delay_min_us - e->predict_syn_rtt_us),
+				 ms(e->predict_syn_rtt_us));
 		snprintf(buf, len,
 			 " predict: %.1f Mbit/s from round %u's train of %u ACKs x delay_min %.2f ms, "
-			 "set aside: an earlier flow found this destination busy (HyStart decided)",
+			 "set aside: %s (HyStart decided)",
 			 (double)e->predict_rate * 8 / 1e6, e->predict_round, e->predict_train_acks,
-			 ms(e->predict_delay_min_us));
-		return;
-	}
-	if (!e->predict_target && (e->flags & CUBIC_EV_PREDICT_ROSE)) {
-		snprintf(buf, len,
-			 " predict: %.1f Mbit/s from round %u's train of %u ACKs x delay_min %.2f ms, "
-			 "set aside: delay_min rose %.2f ms above the handshake's RTT of %.2f ms, "
-			 "others' queue grew (HyStart decided)",
-			 (double)e->predict_rate * 8 / 1e6, e->predict_round, e->predict_train_acks,
-			 ms(e->predict_delay_min_us),
-			 ms(e->predict_delay_min_us - e->predict_syn_rtt_us), ms(e->predict_syn_rtt_us));
+			 ms(e->predict_delay_min_us), why);
 		return;
 	}
 	if (!e->predict_target) {

@@ -665,7 +665,13 @@ host_decided() {
 	# PREDICT flows of eval's first-flow run there were set aside)
 	found=
 	for i in 1 2 3 4 5 6 7 8 9 10; do
-		bulk "$JPATH" "$NAME" 2 "$BATS_TEST_TMPDIR/r$i.json"
+		# cubicctl flows half-way through, in both forms
+		bulk "$JPATH" "$NAME" 2 "$BATS_TEST_TMPDIR/r$i.json" &
+		bpid=$!
+		sleep 1
+		"$CUBICCTL" -j flows --name "$NAME" --netns "$JPATH-snd" >"$BATS_TEST_TMPDIR/r$i.flows"
+		"$CUBICCTL" flows --name "$NAME" --netns "$JPATH-snd" >"$BATS_TEST_TMPDIR/r$i.flows.txt"
+		wait "$bpid"
 		sleep 0.5
 		rec=$(pol_exit "$BATS_TEST_TMPDIR/r$i.json" "$BATS_TEST_TMPDIR/r.trace")
 		echo "flow $i: $(jq -c '{reason, cwnd, predict_rate, predict_target, predict_rose, predict_busy,
@@ -675,6 +681,12 @@ host_decided() {
 			break
 		fi
 	done
+	# cubicctl flows says so too while the flow runs
+	[ -n "$found" ]
+	cat "$BATS_TEST_TMPDIR/r$i.flows.txt"
+	jq -e --argjson p "$(jq .sport <<<"$found")" '[.flows[] | select(.sport == $p)] | length == 1 and
+		(.[0].predict | .rose and (.busy | not))' "$BATS_TEST_TMPDIR/r$i.flows"
+	grep -q ',rose(hystart)' "$BATS_TEST_TMPDIR/r$i.flows.txt"
 	# and a flow on the suite's free path, beside nothing
 	bulk "$P" "$NAME" 2 "$BATS_TEST_TMPDIR/free.json"
 	sleep 0.3

@@ -1606,8 +1606,8 @@ TEST(a_busy_paths_evidence)
  * srtt, the first sample against the least one of the initial window's
  * round): cross50_40_c4's flow of 74.91 ms at the handshake and 0.90 ms more
  * at the least of its first round, at the link's 6.1 MB/s (a 1448-byte
- * packet takes 237 us): risen. Its 0.18 ms (another flow's) is not, nor a
- * clean path's +0.08, nor the ACK-aggregation path whose handshake's sample
+ * packet takes 237 us): risen. Its 0.18 ms (another flow's) is not, nor an
+ * ACK-aggregation path's +0.08, nor the one whose handshake's sample
  * was held 3.83 ms (an RTT that falls). The line is rise_us (100 us) and one
  * packet at the estimate, exactly; on a 10 Mbit/s link a packet's time is
  * 1158 us.
