@@ -826,6 +826,49 @@ band_flow() {
 	[ -z "$output" ]
 }
 
+@test "eval: an algorithm of one's own (--algo): a preset with its tunables runs beside the table's, and bad rows are refused" {
+	p="${EP}a"
+	# linux with hystart=0 beside linux itself: only the own row's flows
+	# can leave slow start by loss alone on the clean 1-BDP path
+	run "$RUN" --scenarios r50_20_1 --algos bpf_linux --algo "bpf_lin0 bpf linux hystart=0" --reps 2 --duration 2 \
+		--prefix "$p" --out "$BATS_TEST_TMPDIR/own" --no-report
+	echo "$output" | tail -n 6
+	[ "$status" -eq 0 ]
+	f=$BATS_TEST_TMPDIR/own/flows.jsonl
+	jq -c '{algorithm, arg, rep, exit_reason, bpf_reason, exit_cwnd, ss_retrans}' "$f"
+	# interleaved: one flow of each per repetition
+	[ "$(jq -r .algorithm "$f" | sort | uniq -c | awk '{print $1, $2}' | tr '\n' ' ')" = "2 bpf_lin0 2 bpf_linux " ]
+	[ "$(jq -r 'select(.algorithm == "bpf_lin0") | "\(.arg) \(.exit_reason)"' "$f" | sort -u)" = "linux loss" ]
+	[ -z "$(jq -r 'select(.algorithm == "bpf_linux" and .exit_reason == "loss") | .rep' "$f")" ]
+	run leftovers "$p"
+	[ -z "$output" ]
+	# refused before anything starts (exit 2): an ID the table has, one
+	# given twice, a kind other than bpf, a token neither a datapath nor
+	# KEY=VALUE, an ID without bpf_
+	for bad in "bpf_linux bpf linux hystart=0|the ID is taken" \
+		"bpf_q kernel cubic|a row is ID bpf PRESET" \
+		"bpf_q bpf linux quick|neither a datapath" \
+		"q bpf linux|begins with bpf_"; do
+		run "$RUN" --algo "${bad%%|*}" --prefix "${EP}x" --out "$BATS_TEST_TMPDIR/bad"
+		echo "$output"
+		[ "$status" -eq 2 ]
+		[[ $output == "run.sh: --algo "*"${bad#*|}"* ]]
+	done
+	run "$RUN" --algo "bpf_q bpf linux" --algo "bpf_q bpf predict" --prefix "${EP}x" --out "$BATS_TEST_TMPDIR/bad"
+	[ "$status" -eq 2 ]
+	[ "$output" = "run.sh: --algo bpf_q: the ID is taken (--list)" ]
+	[ ! -e "$BATS_TEST_TMPDIR/bad" ]
+	# a tunable cubicctl refuses stops the run at its load, naming it, and
+	# leaves nothing behind
+	run "$RUN" --scenarios r50_20_1 --algos cubic --algo "bpf_q bpf linux beta=5000" --reps 1 --duration 2 \
+		--prefix "${EP}x" --out "$BATS_TEST_TMPDIR/badload" --no-report
+	echo "$output" | tail -n 3
+	[ "$status" -eq 1 ]
+	[[ $output == *"run.sh: cannot load ${EP}x_q (preset linux, datapath exact, beta=5000)"* ]]
+	run leftovers "${EP}x"
+	[ -z "$output" ]
+}
+
 @test "eval: a preset this cubicctl lacks stops the run at the start, naming it" {
 	p="${EP}x"
 	# a cubicctl whose help has no "search" preset

@@ -164,6 +164,10 @@ usage() {
                   BUFFER CLASS [KEY=VALUE...], quoted: "agg50_40_2 50mbit
                   40ms 1bdp stress agg=2ms algos=core"); repeatable. With
                   --path and no --scenarios only the given paths run
+  --algo ROW      an algorithm of your own: a bpf preset with tunables of
+                  its own (ID bpf PRESET [DATAPATH] [KEY=VALUE...], quoted:
+                  "bpf_predictm bpf predict-jump predict_share_margin=0");
+                  repeatable; it runs beside the --algos ones, interleaved
 EOF
 }
 
@@ -177,7 +181,7 @@ CMDLINE="tools/eval/run.sh${*:+ $(printf "%q " "$@")}"
 CMDLINE=${CMDLINE% }
 QUICK=0 REPS='' DUR='' OUT='' SCEN_SEL='' ALGO_SEL='' PFX='' REPORT=1 DOC= CANDIDATE= LIST=0
 KEEP_PROBES=0 FIRST_FLOWS=0
-PATHS_OWN=''
+PATHS_OWN='' ALGOS_OWN=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1 ;;
@@ -194,6 +198,7 @@ while [ $# -gt 0 ]; do
 	--first-flows) FIRST_FLOWS=1 ;;
 	--list) LIST=1 ;;
 	--path) PATHS_OWN+="${2:?--path needs a row (ID RATE RTT BUFFER CLASS [KEY=VALUE...])}"$'\n'; shift ;;
+	--algo) ALGOS_OWN+="${2:?--algo needs a row (ID bpf PRESET [DATAPATH] [KEY=VALUE...])}"$'\n'; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -307,7 +312,24 @@ else
 		[ -z "$SCEN_SEL" ] || select_rows "$SCENARIOS_NAMED" "$SCEN_SEL"
 		select_rows "$PATHS_OWN" "")
 fi
-mapfile -t ALGOS < <(select_rows "$ALGOS_ALL" "$ALGO_SEL")
+# --algo rows: a bpf preset with tunables; an ID the table has, or one given twice, is refused
+while read -r id kind arg rest; do
+	[ -n "$id" ] || continue
+	[ "$kind" = bpf ] && [ -n "$arg" ] ||
+		{ echo "run.sh: --algo $id: a row is ID bpf PRESET [DATAPATH] [KEY=VALUE...]" >&2; exit 2; }
+	[[ $id == bpf_* ]] || { echo "run.sh: --algo $id: the ID begins with bpf_ (its instance is the prefix and the rest)" >&2; exit 2; }
+	if grep -q "^$id " <<<"$ALGOS_ALL" || [ "$(grep -c "^$id " <<<"$ALGOS_OWN")" -gt 1 ]; then
+		echo "run.sh: --algo $id: the ID is taken (--list)" >&2; exit 2
+	fi
+	for tok in $rest; do
+		case $tok in
+		*=*) ;;
+		exact | fast) ;;
+		*) echo "run.sh: --algo $id: '$tok' is neither a datapath (exact, fast) nor KEY=VALUE" >&2; exit 2 ;;
+		esac
+	done
+done <<<"$ALGOS_OWN"
+mapfile -t ALGOS < <(select_rows "$ALGOS_ALL" "$ALGO_SEL"; select_rows "$ALGOS_OWN" "")
 [ ${#SCENARIOS[@]} -gt 0 ] || { echo "run.sh: no scenario selected (--list)" >&2; exit 2; }
 [ ${#ALGOS[@]} -gt 0 ] || { echo "run.sh: no algorithm selected (--list)" >&2; exit 2; }
 for s in $SCEN_SEL; do grep -q "^$s " < <(printf '%s\n' "${SCENARIOS[@]}") || { echo "run.sh: unknown scenario $s" >&2; exit 2; }; done
@@ -357,6 +379,7 @@ list() {
 		done
 	fi
 	printf 'algorithms (id kind arg [datapath]):%s' "$ALGOS_ALL"
+	[ -z "$ALGOS_OWN" ] || printf 'algorithms of --algo:\n%s' "$ALGOS_OWN"
 	echo "core (algos=core): $CORE_ALGOS"
 	echo "estimated run time, $REPS reps: $(estimate) s"
 }
@@ -457,11 +480,15 @@ CWND=$OUT/cwnd.csv
 echo "scenario,algorithm,rep,t_s,cwnd,ssthresh_finite" >"$CWND"
 
 for a in "${USED[@]}"; do
-	read -r id kind arg dp <<<"$a"
+	read -r id kind arg rest <<<"$a"
 	[ "$kind" = bpf ] || continue
+	dp=exact sets=()
+	for tok in $rest; do
+		case $tok in *=*) sets+=("$tok") ;; *) dp=$tok ;; esac
+	done
 	LOADED+=("${PFX}${id#bpf}")
-	"$CUBICCTL" load --name "${PFX}${id#bpf}" --preset "$arg" --datapath "${dp:-exact}" >/dev/null ||
-		die "cannot load ${PFX}${id#bpf} (preset $arg, datapath ${dp:-exact})"
+	"$CUBICCTL" load --name "${PFX}${id#bpf}" --preset "$arg" --datapath "$dp" "${sets[@]}" >/dev/null ||
+		die "cannot load ${PFX}${id#bpf} (preset $arg, datapath $dp${sets[*]:+, ${sets[*]}})"
 done
 
 mkdir "$TI"
