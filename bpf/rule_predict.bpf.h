@@ -437,7 +437,7 @@ static __noinline int predict_share_check(struct sock *sk, struct predict_store 
 	ps->share_done = 1;
 	if (!predict_jump_shared(ps->st.v.rate < ps->share_pace ? ps->st.v.rate : ps->share_pace, got))
 		return 0;
-	target = predict_target_of(got, s->delay_min, tp->mss_cache, cubic_tun_predict_margin(t));
+	target = predict_target_of(got, s->delay_min, tp->mss_cache, cubic_tun_predict_share_margin(t));
 	if (target < PREDICT_RETREAT_FLOOR)
 		target = PREDICT_RETREAT_FLOOR;
 	if (target >= tp->snd_ssthresh)

@@ -11,7 +11,7 @@
 #endif
 
 /* Bumped when a map layout below changes; cubicctl refuses a mismatch. */
-#define CUBIC_ABI_VERSION 9
+#define CUBIC_ABI_VERSION 10
 
 /* The congestion-control name registered by a plain `cubicctl load`. */
 #define CUBIC_DEFAULT_NAME "bpf_cubic"

@@ -94,7 +94,10 @@
 	  "PipeSize (0: at cwnd)")                                                                \
 	X(predict_rise_us, 100, 0, 100000, "us",                                                   \
 	  "PREDICT: set the estimate aside (HyStart decides) when delay_min is this and a "       \
-	  "packet's time above the handshake's RTT: others' queue grew (0: off)")
+	  "packet's time above the handshake's RTT: others' queue grew (0: off)")                \
+	X(predict_share_margin, 333, 0, 1000, "/1000",                                             \
+	  "PREDICT: after the jump's share check, target = the rate it got x delay_min x "        \
+	  "(1 + this/1000): a newcomer gets less than its share while others hold the queue")
 
 /* Index of each tunable, in table order. */
 enum cubic_tunable_id {

@@ -751,3 +751,51 @@ host_decided() {
 		.cwnd == .predict_retreat and .ssthresh == .predict_retreat and .cwnd < .predict_jump and
 		.predict_jump_rtt_us > .delay_min_us' <<<"$found"
 }
+
+@test "the jump's share check (one competing flow): slow start ends near the fair share, at the BDP of the rate the jumped packets got with predict_share_margin" {
+	# cross50_40_c1's path: 50 Mbit/s, 40 ms, a 1-BDP buffer, one cubic
+	# flow. The initial window's train reads the link's rate; the paced
+	# jumped packets interleave with the other flow's and get about a third
+	# of the link. A newcomer's share reads low while the other flow holds
+	# the queue (0.68-0.81 of the fair share in 18 such flows, docs/RULES.md
+	# "Check the share"), so the target is that rate's BDP plus
+	# predict_share_margin (333 per mille). predict_busy=0 and
+	# predict_rise_us=0: every flow measures and may jump.
+	JPATH="${P}s"
+	path_up "$JPATH" 50mbit 40ms 1bdp
+	netns_iperf_server "$JPATH-rcv" 5201
+	"$PATHEMU" cross --name "$JPATH" --flows 1 --cc cubic --port 5450 >/dev/null
+	"$CUBICCTL" load --name "$NAME" --preset predict-jump predict_busy=0 predict_rise_us=0
+	[ "$("$CUBICCTL" get -j --name "$NAME" predict_share_margin | jq .tunables.predict_share_margin)" -eq 333 ]
+	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/s.trace" 2>/dev/null &
+	TRACE_PID=$!
+	sleep 3
+	# the first flow whose share check found the link shared, at most 10
+	# (a queue or a loss in the fill first, or a train not believed, makes none)
+	found=
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		bulk "$JPATH" "$NAME" 2 "$BATS_TEST_TMPDIR/s$i.json"
+		sleep 0.5
+		rec=$(pol_exit "$BATS_TEST_TMPDIR/s$i.json" "$BATS_TEST_TMPDIR/s.trace")
+		echo "flow $i: $(jq -c '{reason, cwnd, ssthresh, delay_min_us, predict_target, predict_jump_from, predict_jump,
+			predict_share_pace, predict_share_rate, predict_share, retx}' <<<"$rec")"
+		if jq -e '.predict_share > 0' <<<"$rec" >/dev/null; then
+			found=$rec
+			break
+		fi
+	done
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID" || true
+	TRACE_PID=
+	[ -n "$found" ]
+	# judged shared: the rate got below 3/4 of the rate sent (or of the
+	# estimate); the target its BDP x 1.333 (within 2 packets: delay_min
+	# may have fallen since), below the link's target; slow start ended
+	# there
+	jq -e '.predict_share_rate * 4 < 3 * ([.predict_share_pace, .predict_rate] | min) and
+		(.predict_share - .predict_share_rate * .delay_min_us / 1000000 * 1.333 / .mss | fabs) <= 2 and
+		.predict_share < .predict_target and .ssthresh == .predict_share' <<<"$found"
+	# what the user gets: at least 0.8 x the fair share's BDP (50 Mbit/s x
+	# 40 ms / 2 = 83 packets), where the rate's own BDP read 0.68-0.81 x
+	jq -e '.ssthresh >= 66' <<<"$found"
+}
