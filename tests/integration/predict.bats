@@ -52,6 +52,39 @@ pol_exit() {
 }
 
 
+# beside_one_flow SUFFIX RATE RTT PORT TRIES SELECT SHOW: JPATH (RATE, RTT, a
+# 1-BDP buffer) with one competing cubic flow (pathemu cross on PORT), the
+# test's instance loaded with predict-jump, predict_busy=0 and
+# predict_rise_us=0 (every flow measures and may jump) and traced; up to
+# TRIES 2-s flows, each one's exit record printed through the jq filter
+# SHOW; the first whose record matches the jq filter SELECT is left in
+# $found (empty if none did)
+beside_one_flow() {
+	local sfx=$1 tries=$5 select=$6 show=$7 i rec
+	JPATH="${P}$sfx"
+	path_up "$JPATH" "$2" "$3" 1bdp
+	netns_iperf_server "$JPATH-rcv" 5201
+	"$PATHEMU" cross --name "$JPATH" --flows 1 --cc cubic --port "$4" >/dev/null
+	"$CUBICCTL" load --name "$NAME" --preset predict-jump predict_busy=0 predict_rise_us=0
+	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/$sfx.trace" 2>/dev/null &
+	TRACE_PID=$!
+	sleep 3
+	found=
+	for ((i = 1; i <= tries; i++)); do
+		bulk "$JPATH" "$NAME" 2 "$BATS_TEST_TMPDIR/$sfx$i.json"
+		sleep 0.5
+		rec=$(pol_exit "$BATS_TEST_TMPDIR/$sfx$i.json" "$BATS_TEST_TMPDIR/$sfx.trace")
+		echo "flow $i: $(jq -c "$show" <<<"$rec")"
+		if jq -e "$select" <<<"$rec" >/dev/null; then
+			found=$rec
+			break
+		fi
+	done
+	kill -INT "$TRACE_PID"
+	wait "$TRACE_PID" || true
+	TRACE_PID=
+}
+
 # policed_path SUFFIX BUCKET PRESET TRACE: eval's pol100_40 link (100 Mbit/s,
 # 40 ms, 1 BDP) behind a 20 Mbit/s policer with BUCKET, as JPATH (an iperf3
 # server on its receiver), the test's instance loaded with PRESET and traced
@@ -715,33 +748,12 @@ host_decided() {
 	# window's train reads the link's rate, the jump goes to half of that
 	# target, and its first ACKs carry the other flow's queue: HyStart's
 	# delay test in the fill fires before the jumped packets are
-	# acknowledged. predict_busy=0 and predict_rise_us=0: every flow
-	# measures and may jump.
-	JPATH="${P}q"
-	path_up "$JPATH" 100mbit 20ms 1bdp
-	netns_iperf_server "$JPATH-rcv" 5201
-	"$PATHEMU" cross --name "$JPATH" --flows 1 --cc cubic --port 5440 >/dev/null
-	"$CUBICCTL" load --name "$NAME" --preset predict-jump predict_busy=0 predict_rise_us=0
-	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/q.trace" 2>/dev/null &
-	TRACE_PID=$!
-	sleep 3
+	# acknowledged.
 	# the first flow whose jump met a queue, at most 8 flows (a train not
 	# believed, or a loss first, makes none)
-	found=
-	for i in 1 2 3 4 5 6 7 8; do
-		bulk "$JPATH" "$NAME" 2 "$BATS_TEST_TMPDIR/q$i.json"
-		sleep 0.5
-		rec=$(pol_exit "$BATS_TEST_TMPDIR/q$i.json" "$BATS_TEST_TMPDIR/q.trace")
-		echo "flow $i: $(jq -c '{reason, cwnd, ssthresh, predict_jump_from, predict_jump, predict_jump_rtt_us,
-			predict_retreat, predict_retreat_pipe, retx}' <<<"$rec")"
-		if jq -e '.predict_jump_from > 0 and .predict_jump_rtt_us > 0' <<<"$rec" >/dev/null; then
-			found=$rec
-			break
-		fi
-	done
-	kill -INT "$TRACE_PID"
-	wait "$TRACE_PID" || true
-	TRACE_PID=
+	beside_one_flow q 100mbit 20ms 5440 8 '.predict_jump_from > 0 and .predict_jump_rtt_us > 0' \
+		'{reason, cwnd, ssthresh, predict_jump_from, predict_jump, predict_jump_rtt_us,
+		  predict_retreat, predict_retreat_pipe, retx}'
 	[ -n "$found" ]
 	# the queue came before the jump's packets were acknowledged (PipeSize
 	# below the jump) and slow start ended there: cwnd and ssthresh at the
@@ -757,36 +769,15 @@ host_decided() {
 	# flow. The initial window's train reads the link's rate; the paced
 	# jumped packets interleave with the other flow's and get about a third
 	# of the link. A newcomer's share reads low while the other flow holds
-	# the queue (0.68-0.81 of the fair share in 18 such flows, docs/RULES.md
-	# "Check the share"), so the target is that rate's BDP plus
-	# predict_share_margin (333 per mille). predict_busy=0 and
-	# predict_rise_us=0: every flow measures and may jump.
-	JPATH="${P}s"
-	path_up "$JPATH" 50mbit 40ms 1bdp
-	netns_iperf_server "$JPATH-rcv" 5201
-	"$PATHEMU" cross --name "$JPATH" --flows 1 --cc cubic --port 5450 >/dev/null
-	"$CUBICCTL" load --name "$NAME" --preset predict-jump predict_busy=0 predict_rise_us=0
-	[ "$("$CUBICCTL" get -j --name "$NAME" predict_share_margin | jq .tunables.predict_share_margin)" -eq 333 ]
-	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/s.trace" 2>/dev/null &
-	TRACE_PID=$!
-	sleep 3
+	# the queue (0.68-0.81 of the fair share in 15 such flows, docs/RULES.md
+	# "The share's margin"), so the target is that rate's BDP plus
+	# predict_share_margin (333 per mille).
 	# the first flow whose share check found the link shared, at most 10
 	# (a queue or a loss in the fill first, or a train not believed, makes none)
-	found=
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		bulk "$JPATH" "$NAME" 2 "$BATS_TEST_TMPDIR/s$i.json"
-		sleep 0.5
-		rec=$(pol_exit "$BATS_TEST_TMPDIR/s$i.json" "$BATS_TEST_TMPDIR/s.trace")
-		echo "flow $i: $(jq -c '{reason, cwnd, ssthresh, delay_min_us, predict_target, predict_jump_from, predict_jump,
-			predict_share_pace, predict_share_rate, predict_share, retx}' <<<"$rec")"
-		if jq -e '.predict_share > 0' <<<"$rec" >/dev/null; then
-			found=$rec
-			break
-		fi
-	done
-	kill -INT "$TRACE_PID"
-	wait "$TRACE_PID" || true
-	TRACE_PID=
+	beside_one_flow s 50mbit 40ms 5450 10 '.predict_share > 0' \
+		'{reason, cwnd, ssthresh, delay_min_us, predict_target, predict_jump_from, predict_jump,
+		  predict_share_pace, predict_share_rate, predict_share, retx}'
+	[ "$("$CUBICCTL" get -j --name "$NAME" predict_share_margin | jq .tunables.predict_share_margin)" -eq 333 ]
 	[ -n "$found" ]
 	# judged shared: the rate got below 3/4 of the rate sent (or of the
 	# estimate); the target its BDP x 1.333 (within 2 packets: delay_min
