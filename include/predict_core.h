@@ -1467,9 +1467,8 @@ static inline int predict_busy_applies(const struct predict_busy *m, __u64 now_n
  * handshake's RTT in 12 kernel cubic flows, 11 of them more than 0.1 ms and
  * one packet (0.24 ms); on the 17 clean paths and the SUSS path (72 flows) at
  * most 0.07 ms, and at most 0.08 ms on a policer's or an ACK-aggregation path
- * (12 flows). An
- * RTT that falls says nothing (ACK aggregation, jitter or another flow's
- * loss delayed the handshake's sample). The estimate is then the link's, not
+ * (12 flows). An RTT that falls says nothing (ACK aggregation, jitter or
+ * another flow's loss delayed the handshake's sample). The estimate is then the link's, not
  * this flow's: it is set aside, as a busy path remembered sets it aside
  * (predict_busy_applies()). 0 for any unknown (0) argument or rise_us 0 (off).
  */

@@ -52,6 +52,19 @@ pol_exit() {
 }
 
 
+# bulk_watched OUT SECS AT: a bulk flow of SECS seconds on JPATH with the
+# test's instance (iperf3's JSON in OUT.json), and cubicctl flows of its
+# sender, JSON and text, taken AT seconds in (OUT.flows, OUT.flows.txt)
+bulk_watched() {
+	local bpid
+	bulk "$JPATH" "$NAME" "$2" "$1.json" &
+	bpid=$!
+	sleep "$3"
+	"$CUBICCTL" -j flows --name "$NAME" --netns "$JPATH-snd" >"$1.flows"
+	"$CUBICCTL" flows --name "$NAME" --netns "$JPATH-snd" >"$1.flows.txt"
+	wait "$bpid"
+}
+
 # beside_one_flow SUFFIX RATE RTT PORT TRIES SELECT SHOW: JPATH (RATE, RTT, a
 # 1-BDP buffer) with one competing cubic flow (pathemu cross on PORT), the
 # test's instance loaded with predict-jump, predict_busy=0 and
@@ -521,11 +534,7 @@ host_decided() {
 		.rate >= 800000 and .rate <= 5000000' <<<"$pol"
 	# the next flow fills paced to that rate's BDP and leaves slow start
 	# there; cubicctl flows shows the remembered rate while it runs
-	bulk "$JPATH" "$NAME" 3 "$BATS_TEST_TMPDIR/qn.json" &
-	bpid=$!
-	sleep 1.5
-	"$CUBICCTL" -j flows --name "$NAME" --netns "$JPATH-snd" >"$BATS_TEST_TMPDIR/qn.flows"
-	wait "$bpid"
+	bulk_watched "$BATS_TEST_TMPDIR/qn" 3 1.5
 	sleep 0.5
 	jq -c '.flows[] | {sport, dport, predict}' "$BATS_TEST_TMPDIR/qn.flows"
 	jq -e --argjson rate "$(jq '[.policers[] | select(.kind == "policer")][0].rate' <<<"$pol")" \
@@ -560,12 +569,7 @@ host_decided() {
 	jumped=
 	for i in 1 2 3 4 5 6 7; do
 		# cubicctl flows half-way through, in both forms
-		bulk "$JPATH" "$NAME" 3 "$BATS_TEST_TMPDIR/b$i.json" &
-		bpid=$!
-		sleep 1.5
-		"$CUBICCTL" -j flows --name "$NAME" --netns "$JPATH-snd" >"$BATS_TEST_TMPDIR/b$i.flows"
-		"$CUBICCTL" flows --name "$NAME" --netns "$JPATH-snd" >"$BATS_TEST_TMPDIR/b$i.flows.txt"
-		wait "$bpid"
+		bulk_watched "$BATS_TEST_TMPDIR/b$i" 3 1.5
 		sleep 0.5
 		rec=$(pol_exit "$BATS_TEST_TMPDIR/b$i.json" "$BATS_TEST_TMPDIR/b.trace")
 		pol=$("$CUBICCTL" -j policers --name "$NAME")
@@ -699,12 +703,7 @@ host_decided() {
 	found=
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		# cubicctl flows half-way through, in both forms
-		bulk "$JPATH" "$NAME" 2 "$BATS_TEST_TMPDIR/r$i.json" &
-		bpid=$!
-		sleep 1
-		"$CUBICCTL" -j flows --name "$NAME" --netns "$JPATH-snd" >"$BATS_TEST_TMPDIR/r$i.flows"
-		"$CUBICCTL" flows --name "$NAME" --netns "$JPATH-snd" >"$BATS_TEST_TMPDIR/r$i.flows.txt"
-		wait "$bpid"
+		bulk_watched "$BATS_TEST_TMPDIR/r$i" 2 1
 		sleep 0.5
 		rec=$(pol_exit "$BATS_TEST_TMPDIR/r$i.json" "$BATS_TEST_TMPDIR/r.trace")
 		echo "flow $i: $(jq -c '{reason, cwnd, predict_rate, predict_target, predict_rose, predict_busy,
