@@ -817,6 +817,14 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			target = keep ? predict_policer_bdp(keep, ca_state(sk)->delay_min, mss,
 							    cubic_tun_predict_margin(t)) :
 					0;
+			/*
+			 * past the remembered target with no queue, and more
+			 * delivered than remembered: the memory read low, and
+			 * this recovery measures the policer (predict_polmem_raised())
+			 */
+			if (!keep && ps->st.phase == PREDICT_PH_DONE && ps->pol_rate > ps->polmem_rate &&
+			    ps->pol_rtt_us && !predict_polmem_stale(ps->pol_rtt_us, ca_state(sk)->delay_min))
+				pend = PREDICT_POL_RAISE;
 		} else {
 			/*
 			 * every sign but the count lost; with fewer marked lost
@@ -879,7 +887,8 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 		    predict_polmem_stale(ps->pol_rtt_us, ca_state(sk)->delay_min))
 			polmem_forget(sk);
 		if (pend)
-			pol_mark(ps, tp, ps->pol_rate, pend, cwnd);
+			pol_mark(ps, tp, pend == PREDICT_POL_RAISE ? ps->polmem_rate : ps->pol_rate,
+				 pend, cwnd);
 	}
 	/*
 	 * a loss in the fill, or in a slow start a busy entry left to HyStart,
@@ -899,6 +908,10 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	pipe = predict_pipe(tp, ps);
 	ps->retreat_pipe = pipe;
 	ps->retreat = predict_retreat(pipe, PREDICT_RETREAT_FLOOR, ssthresh);
+	/* a loss with no queue that the answer did not claim: the next flows do not jump */
+	if (cubic_tun_predict_policer(t) &&
+	    predict_jump_lost_unqueued(tp->rack.rtt_us, ca_state(sk)->delay_min))
+		polmem_store(sk, 0, ca_state(sk)->delay_min, false);
 	return ps->retreat;
 }
 
@@ -933,6 +946,13 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	measure = predict_policer_measure(delivered, dur_us, dmin, tp->mss_cache);
 	/* the measure is the policer's only when it bound the flow (predict_policer_bound()) */
 	bound = predict_policer_bound(lost, ps->pol_cwnd, measure, dmin, tp->mss_cache);
+	if (pending == PREDICT_POL_RAISE) {
+		/* CUBIC's reduction stands; the memory learns the rate (predict_polmem_raised()) */
+		rate = bound ? predict_polmem_raised(measure, kept) : 0;
+		if (rate)
+			polmem_store(sk, rate, dmin, true);
+		return;
+	}
 	rate = 0;
 	if (bound && pending)
 		rate = predict_policer_pending(lost, measure, dmin, tp->mss_cache,

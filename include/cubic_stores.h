@@ -77,7 +77,8 @@ struct predict_store {
 	__u8 pol_stored;
 	/*
 	 * the answer left pending at the loss (predict_policer_pending()): 1 in
-	 * slow start, 2 after PREDICT's exit; the window then, and tp->lost
+	 * slow start, 2 after PREDICT's exit, PREDICT_POL_RAISE a remembered
+	 * rate measured again (predict_polmem_raised()); the window then, and tp->lost
 	 * less what was marked lost then
 	 */
 	__u8 pol_pending;

@@ -1256,6 +1256,25 @@ static inline int predict_polmem_no_jump(const struct predict_polmem *m, __u64 n
 }
 
 /*
+ * A loss after a jump with no queue, that the policer answer did not claim
+ * (its sample's BDP not under half the window: the burst's tokens were in it,
+ * 1.5 x the policed rate behind a 10 Mbit/s policer with a 50 kB bucket on a
+ * 20 ms path, a path of 2026-12-07's run the evaluation had not seen): the
+ * loss's RTT within 1/20 of delay_min, the test that remembers a policer
+ * (predict_polmem_worthy()). A drop-tail buffer that overflows reads more:
+ * 1.06-1.13 x delay_min at 0.1 BDP, 1.17-1.2 x behind competing flows'
+ * standing queue. The glue remembers the destination without a rate
+ * (predict_polmem_no_jump()): the next flow there does not jump, doubles to
+ * its estimate, and its policer answer, without a jump's low sample, puts a
+ * rate in the entry. There the second flow jumped again and lost 93 packets
+ * (the kernel's cubic 71-82). 1 then.
+ */
+static inline int predict_jump_lost_unqueued(__u32 rtt_us, __u32 delay_min)
+{
+	return rtt_us && delay_min && (__u64)rtt_us * 20 <= (__u64)delay_min * 21;
+}
+
+/*
  * What the answer saw is remembered only when it is strong evidence of a
  * policer: the loss's RTT within 1/20 of delay_min (a policer has no queue
  * of its own: 1.000-1.029 x delay_min behind eval's policers; a 0.1-BDP
@@ -1359,6 +1378,34 @@ static inline int predict_policer_jump_keeps(__u64 measure, __u32 delay_min, __u
 		return 0;
 	bdp = predict_target_of(measure, delay_min, mss, margin);
 	return bdp && bdp < ssthresh;
+}
+
+/*
+ * The policer remembered, raised (issue 20, 3c). The rate a first flow
+ * remembers is what it saw in slow start, where its flight leaves in bursts
+ * or paced at the line rate and then waits for its ACKs: a bucket small
+ * against the policed BDP passes its tokens plus the policed rate over the
+ * time the flight took to send, not over the round. Behind a 5 Mbit/s
+ * policer with a 20 kB bucket on an 80 ms path (a path of 2026-12-07's run
+ * the evaluation had not seen) the loss's sample read 400 kB/s of its
+ * 625, every later flow left slow start at 0.70 of the policed BDP, and no
+ * flow raised it: one that fills to its target and loses later only ever
+ * lowered the memory (predict_polmem_refine()). Its congestion avoidance
+ * does measure the policer: its first loss there (PREDICT_POL_RAISE), with
+ * no queue and a delivery above the rate remembered, comes where the window
+ * outgrew the policed rate, and the recovery after it runs at CUBIC's
+ * reduced window, about the policed BDP, with the bucket dry. When that
+ * recovery's measure (predict_policer_measure()) is the policer's
+ * (predict_policer_bound()) and above the memory, the memory takes it, at
+ * most doubled by one flow. Returns the rate to keep, else 0.
+ */
+#define PREDICT_POL_RAISE 3 /* predict_store.pol_pending: a raise, measured at the recovery's end */
+
+static inline __u64 predict_polmem_raised(__u64 measure, __u64 kept)
+{
+	if (!measure || !kept || measure <= kept || kept >= (1ULL << 40))
+		return 0;
+	return measure < kept * 2 ? measure : kept * 2;
 }
 
 /*

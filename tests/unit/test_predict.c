@@ -1298,6 +1298,44 @@ TEST(the_policer_confirmed_lower)
 }
 
 /*
+ * The memory raised by a later flow's recovery in congestion avoidance
+ * (the 2026-12-07 path: 400 kB/s remembered behind a 625 kB/s policer).
+ * A measure above the memory is kept, at most doubled by one flow; one at
+ * or below it, nothing measured, or no memory: nothing changes.
+ */
+TEST(the_policer_raised)
+{
+	/* 44 packets of 1448 in 100 ms: 637,120 B/s */
+	CHECK_EQ(predict_polmem_raised(predict_policer_measure(44, 100000, DMIN, 1448), 400000),
+		 637120);
+	CHECK_EQ(predict_polmem_raised(900000, 400000), 800000);
+	CHECK_EQ(predict_polmem_raised(800000, 400000), 800000);
+	CHECK_EQ(predict_polmem_raised(400001, 400000), 400001);
+	CHECK_EQ(predict_polmem_raised(400000, 400000), 0);
+	CHECK_EQ(predict_polmem_raised(300000, 400000), 0);
+	CHECK_EQ(predict_polmem_raised(0, 400000), 0);
+	CHECK_EQ(predict_polmem_raised(637120, 0), 0);
+	CHECK_EQ(predict_polmem_raised(1ULL << 41, 1ULL << 40), 0);
+	/* the raise is a pending answer of its own, never one of the two before */
+	CHECK(PREDICT_POL_RAISE != 1 && PREDICT_POL_RAISE != 2, "PREDICT_POL_RAISE is %d", PREDICT_POL_RAISE);
+}
+
+/*
+ * A jump's loss with no queue (within 1/20 of delay_min, 100 ms here:
+ * 105 ms and below) leaves the destination remembered without a rate; a
+ * 0.1-BDP buffer overflowing (1.06 x) or an unknown RTT does not.
+ */
+TEST(a_jumps_loss_with_no_queue)
+{
+	CHECK_EQ(predict_jump_lost_unqueued(100000, DMIN), 1);
+	CHECK_EQ(predict_jump_lost_unqueued(105000, DMIN), 1);
+	CHECK_EQ(predict_jump_lost_unqueued(105001, DMIN), 0);
+	CHECK_EQ(predict_jump_lost_unqueued(106000, DMIN), 0);
+	CHECK_EQ(predict_jump_lost_unqueued(0, DMIN), 0);
+	CHECK_EQ(predict_jump_lost_unqueued(100000, 0), 0);
+}
+
+/*
  * The jump's share check. Estimate 1,000,000 B/s, MSS 1000, delay_min
  * 100 ms: a jump of 40 packets (from 10 to 50) takes 40 ms at the
  * estimate, so the window is 20 ms; a jump of 1 packet is held to
@@ -1673,6 +1711,8 @@ int main(void)
 	RUN(the_policer_bound_the_flow);
 	RUN(the_policer_decided_over_its_recovery);
 	RUN(the_policer_confirmed_lower);
+	RUN(the_policer_raised);
+	RUN(a_jumps_loss_with_no_queue);
 	RUN(the_share_check);
 	RUN(a_busy_path_remembered);
 	RUN(a_busy_paths_evidence);
