@@ -964,6 +964,15 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	if (!bound && ps->pol_stored) {
 		polmem_forget(sk);
 		ps->pol_stored = 0;
+		/*
+		 * what held this flow's jump back still holds: behind
+		 * pol100_40_b30's bucket, a flow that did not jump stored its
+		 * answer's rate over the entry and its recovery contradicted it;
+		 * forgotten whole, the next flow jumped into the bucket again
+		 * (93-111 retransmitted, against 5-6 without the jump)
+		 */
+		if (ps->polmem_no_jump)
+			polmem_store(sk, 0, dmin, false);
 	}
 	/*
 	 * After a jump, the memory is the recovery's measure alone (the sample
