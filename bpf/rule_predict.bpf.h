@@ -910,7 +910,7 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	ps->retreat = predict_retreat(pipe, PREDICT_RETREAT_FLOOR, ssthresh);
 	/* a loss with no queue that the answer did not claim: the next flows do not jump */
 	if (cubic_tun_predict_policer(t) &&
-	    predict_jump_lost_unqueued(tp->rack.rtt_us, ca_state(sk)->delay_min))
+	    predict_unqueued(tp->rack.rtt_us, ca_state(sk)->delay_min))
 		polmem_store(sk, 0, ca_state(sk)->delay_min, false);
 	return ps->retreat;
 }

@@ -1256,20 +1256,21 @@ static inline int predict_polmem_no_jump(const struct predict_polmem *m, __u64 n
 }
 
 /*
- * A loss after a jump with no queue, that the policer answer did not claim
- * (its sample's BDP not under half the window: the burst's tokens were in it,
- * 1.5 x the policed rate behind a 10 Mbit/s policer with a 50 kB bucket on a
- * 20 ms path, a path of 2026-12-07's run the evaluation had not seen): the
- * loss's RTT within 1/20 of delay_min, the test that remembers a policer
- * (predict_polmem_worthy()). A drop-tail buffer that overflows reads more:
- * 1.06-1.13 x delay_min at 0.1 BDP, 1.17-1.2 x behind competing flows'
- * standing queue. The glue remembers the destination without a rate
- * (predict_polmem_no_jump()): the next flow there does not jump, doubles to
- * its estimate, and its policer answer, without a jump's low sample, puts a
- * rate in the entry. There the second flow jumped again and lost 93 packets
- * (the kernel's cubic 71-82). 1 then.
+ * A loss with no queue of its own, as a policer's: its RTT within 1/20 of
+ * delay_min. Behind eval's policers 1.000-1.029 x; a drop-tail buffer that
+ * overflows reads more: 1.06-1.13 x delay_min at 0.1 BDP, 1.17-1.2 x behind
+ * competing flows' standing queue. The test that remembers a policer
+ * (predict_polmem_worthy()), and the glue's for a loss after a jump that the
+ * policer answer did not claim (its sample's BDP not under half the window:
+ * the burst's tokens were in it, 1.5 x the policed rate behind a 10 Mbit/s
+ * policer with a 50 kB bucket on a 20 ms path, a path of 2026-12-07's run
+ * the evaluation had not seen). There the glue remembers the destination
+ * without a rate (predict_polmem_no_jump()): the next flow does not jump,
+ * doubles to its estimate, and its policer answer, without a jump's low
+ * sample, puts a rate in the entry. Before, the second flow jumped again
+ * and lost 93 packets (the kernel's cubic 71-82). 1 then.
  */
-static inline int predict_jump_lost_unqueued(__u32 rtt_us, __u32 delay_min)
+static inline int predict_unqueued(__u32 rtt_us, __u32 delay_min)
 {
 	return rtt_us && delay_min && (__u64)rtt_us * 20 <= (__u64)delay_min * 21;
 }
@@ -1292,8 +1293,8 @@ static inline int predict_jump_lost_unqueued(__u32 rtt_us, __u32 delay_min)
 static inline int predict_polmem_worthy(__u64 delivery_Bps, __u32 rtt_us, __u32 delay_min,
 					__u64 estimate, int after_jump)
 {
-	if (!delivery_Bps || !rtt_us || !delay_min || (__u64)rtt_us * 20 > (__u64)delay_min * 21 ||
-	    delivery_Bps >= (1ULL << 40) || !estimate || estimate >= (1ULL << 40))
+	if (!delivery_Bps || !predict_unqueued(rtt_us, delay_min) || delivery_Bps >= (1ULL << 40) ||
+	    !estimate || estimate >= (1ULL << 40))
 		return 0;
 	return after_jump || delivery_Bps * 16 >= estimate;
 }

@@ -1327,12 +1327,12 @@ TEST(the_policer_raised)
  */
 TEST(a_jumps_loss_with_no_queue)
 {
-	CHECK_EQ(predict_jump_lost_unqueued(100000, DMIN), 1);
-	CHECK_EQ(predict_jump_lost_unqueued(105000, DMIN), 1);
-	CHECK_EQ(predict_jump_lost_unqueued(105001, DMIN), 0);
-	CHECK_EQ(predict_jump_lost_unqueued(106000, DMIN), 0);
-	CHECK_EQ(predict_jump_lost_unqueued(0, DMIN), 0);
-	CHECK_EQ(predict_jump_lost_unqueued(100000, 0), 0);
+	CHECK_EQ(predict_unqueued(100000, DMIN), 1);
+	CHECK_EQ(predict_unqueued(105000, DMIN), 1);
+	CHECK_EQ(predict_unqueued(105001, DMIN), 0);
+	CHECK_EQ(predict_unqueued(106000, DMIN), 0);
+	CHECK_EQ(predict_unqueued(0, DMIN), 0);
+	CHECK_EQ(predict_unqueued(100000, 0), 0);
 }
 
 /*
