@@ -54,13 +54,21 @@ pol_exit() {
 
 # bulk_watched OUT SECS AT: a bulk flow of SECS seconds on JPATH with the
 # test's instance (iperf3's JSON in OUT.json), and cubicctl flows of its
-# sender, JSON and text, taken AT seconds in (OUT.flows, OUT.flows.txt)
+# sender, JSON and text, taken AT seconds in (OUT.flows, OUT.flows.txt), or
+# as soon after as PREDICT has judged the flow's first rounds (a phase past
+# "measure"): on a loaded host the flow can start late (the window watcher
+# starts first), and a listing taken before it shows nothing to check
 bulk_watched() {
-	local bpid
+	local bpid i
 	bulk "$JPATH" "$NAME" "$2" "$1.json" &
 	bpid=$!
 	sleep "$3"
-	"$CUBICCTL" -j flows --name "$NAME" --netns "$JPATH-snd" >"$1.flows"
+	for ((i = 0; i < 10; i++)); do
+		"$CUBICCTL" -j flows --name "$NAME" --netns "$JPATH-snd" >"$1.flows"
+		jq -e '[.flows[] | select(.predict != null and .predict.phase != "measure")] | length > 0' \
+			"$1.flows" >/dev/null && break
+		sleep 0.1
+	done
 	"$CUBICCTL" flows --name "$NAME" --netns "$JPATH-snd" >"$1.flows.txt"
 	wait "$bpid"
 }
@@ -562,11 +570,11 @@ host_decided() {
 	# that measures it, and the memory rises (predict_polmem_raised(): at
 	# most doubled by one flow). The first flow's own congestion avoidance
 	# sends in bursts, which this bucket cuts to about the rate it remembered
-	JPATH="${P}r"
+	JPATH="${P}w"
 	path_up "$JPATH" 20mbit 80ms 2bdp --policer "5mbit:20kb"
 	netns_iperf_server "$JPATH-rcv" 5201
 	"$CUBICCTL" load --name "$NAME" --preset predict
-	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/r.trace" 2>/dev/null &
+	"$CUBICCTL" trace --name "$NAME" --json >"$BATS_TEST_TMPDIR/w.trace" 2>/dev/null &
 	TRACE_PID=$!
 	sleep 0.5
 	# Flows of 4 s (a loss in congestion avoidance comes 1.5-2.5 s in) until
@@ -575,9 +583,9 @@ host_decided() {
 	base=0
 	rate=0
 	for i in 1 2 3 4 5 6 7; do
-		bulk "$JPATH" "$NAME" 4 "$BATS_TEST_TMPDIR/r$i.json"
+		bulk "$JPATH" "$NAME" 4 "$BATS_TEST_TMPDIR/w$i.json"
 		sleep 0.5
-		rec=$(pol_exit "$BATS_TEST_TMPDIR/r$i.json" "$BATS_TEST_TMPDIR/r.trace")
+		rec=$(pol_exit "$BATS_TEST_TMPDIR/w$i.json" "$BATS_TEST_TMPDIR/w.trace")
 		rate=$("$CUBICCTL" -j policers --name "$NAME" | jq '[.policers[] | select(.kind == "policer")][0].rate // 0')
 		echo "flow $i: $(jq -c '{reason, cwnd, predict_target, predict_policer_rate, predict_policer_memory, retx}' <<<"$rec"); remembered $rate B/s"
 		if [ "$base" -eq 0 ] && [ "$rate" -gt 0 ]; then
@@ -596,7 +604,7 @@ host_decided() {
 	# policed 625 kB/s by more than a quarter (the recovery runs at CUBIC's
 	# reduced window, the bucket dry)
 	[ "$base" -gt 0 ] && [ "$rate" -gt "$base" ] && [ "$rate" -le $((2 * base)) ] && [ "$rate" -le 781250 ]
-	rec=$(pol_exit "$BATS_TEST_TMPDIR/next.json" "$BATS_TEST_TMPDIR/r.trace")
+	rec=$(pol_exit "$BATS_TEST_TMPDIR/next.json" "$BATS_TEST_TMPDIR/w.trace")
 	echo "next flow: $rec"
 	# and the next flow left slow start at the raised rate's target
 	jq -e --argjson now "$rate" '.predict_policer_memory == $now and .reason == "predict" and
