@@ -337,7 +337,75 @@ def test_vocab():
         check("build/vocab.json: one distinct letter per exit", len(set(abbrevs)) == len(abbrevs))
 
 
+def rounds_samples(acks, cwnd_at=None):
+    """tcp_probe samples of a sender whose ACKs (time, packets acknowledged
+    after it) are ACKS: a sample is taken before its ACK is processed, so
+    sample i holds ACK i-1's snd_una; a last sample after the last ACK.
+    CWND_AT {ACK index: cwnd its sample shows} (10 otherwise)."""
+    base, out, una = 1000, [], 0
+    cwnd_at = cwnd_at or {}
+    for i, (t, reach) in enumerate(acks + [(acks[-1][0] + 0.001, None)]):
+        out.append(parse.ProbeSample(t, base + una * parse.MSS, cwnd_at.get(i, 10), 0x7FFFFFFF, 65535, 40000,
+                                     base + (una + 10) * parse.MSS))
+        una = reach if reach is not None else una
+    return out
+
+
+def test_rounds():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("rounds", os.path.join(REPO, "tools", "eval", "rounds.py"))
+    rounds = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rounds)
+    # a clean start: round 1's 10 ACKs 0.2 ms apart (one packet each: 1448 B
+    # x 8 / 0.2 ms = 57.92 Mbit/s), round 2's 20 a round trip later at half the
+    # spacing (115.84), round 3's 40 at 0.4 ms (28.96)
+    clean = [(0.1 + i * 0.0002, i + 1) for i in range(10)] + \
+        [(0.2 + i * 0.0001, 11 + i) for i in range(20)] + [(0.3 + i * 0.0004, 31 + i) for i in range(40)]
+    r = rounds.round_rates(rounds_samples(clean))
+    eq("clean: three rounds", [x is not None for x in r], [True] * 3)
+    close("clean: round 1's rate", r[0][0], 57.92, 1e-9)
+    close("clean: round 2's rate", r[1][0], 115.84, 1e-9)
+    close("clean: round 3's rate", r[2][0], 28.96, 1e-9)
+    eq("clean: ACKs per round", [x[2] for x in r], [10, 20, 40])
+    eq("clean: nothing lost", [x[3] for x in r], [False] * 3)
+    # round 1 loses its 5th packet: ACKs 5..9 each acknowledge 4 (duplicates),
+    # the retransmission's ACK acknowledges all 10 a round trip later; its rate
+    # is no bottleneck's, and the rounds after it are the recovery's
+    lossy = [(0.1 + i * 0.0002, min(i + 1, 4)) for i in range(9)] + [(0.14, 10)] + clean[10:]
+    r = rounds.round_rates(rounds_samples(lossy))
+    eq("a loss in round 1: marked, and the rounds after it", [x[3] for x in r], [True] * 3)
+    check("a loss in round 1: its rate reads low", r[0][0] < 10)
+    # round 2 loses its last packet: no duplicate, a tail loss probe's
+    # recovery lowers cwnd at the ACK that ends it
+    tail = clean[:29] + [(0.25, 30)] + clean[30:]
+    r = rounds.round_rates(rounds_samples(tail, {29: 10, 30: 7}))
+    eq("a tail loss in round 2: rounds 2 and 3 marked", [x[3] for x in r], [False, True, True])
+    # a window update is no duplicate: snd_una stays, snd_wnd moves
+    upd = rounds_samples(clean[:5] + [(0.1009, 5)] + clean[5:])
+    upd = [x._replace(snd_wnd=65535 + (1000 if i > 5 else 0)) for i, x in enumerate(upd)]
+    eq("a window update: nothing lost", [x[3] for x in rounds.round_rates(upd)], [False] * 3)
+    # the same ACK without the window's move is a duplicate
+    eq("the same ACK, window unmoved: a duplicate",
+       [x[3] for x in rounds.round_rates(rounds_samples(clean[:5] + [(0.1009, 5)] + clean[5:]))], [True] * 3)
+    # main prints the mark and takes no ratio from a marked round
+    with tempfile.TemporaryDirectory() as d:
+        fn = os.path.join(d, "x_cubic_1.probe")
+        with open(fn, "w") as f:
+            for x in rounds_samples(lossy):
+                f.write("iperf3-1 [000] ..s1. %.6f: tcp_probe: family=AF_INET src=10.0.0.1:40000 "
+                        "dest=10.0.0.2:5201 mark=0x0 data_len=0 snd_nxt=%#x snd_una=%#x snd_cwnd=%d "
+                        "ssthresh=%d snd_wnd=%d srtt=%d rcv_wnd=65535 sock_cookie=1\n"
+                        % (x.t, x.snd_nxt, x.snd_una, x.cwnd, x.ssthresh, x.snd_wnd, x.srtt))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = rounds.main([fn])
+        row = out.getvalue().splitlines()[1].split()
+        eq("rounds.py: exit 0", rc, 0)
+        eq("rounds.py: round 1 marked", row[3], "10!")
+        eq("rounds.py: no ratio from marked rounds", row[10:12], ["-", "-"])
+
+
 for t in (test_parse_quantities, test_path, test_iperf_probe_bpftool, test_stats, test_report, test_windows,
-          test_vocab):
+          test_vocab, test_rounds):
     t()
 done("pylib")

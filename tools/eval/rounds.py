@@ -13,6 +13,12 @@ first to the last, over the time between them: what the bottleneck gave the roun
 as PREDICT's train measures it, without its trimming and fit. tcp_probe fires before
 the ACK is processed, so an ACK's reach is the next sample's snd_una.
 
+A round that lost a packet is no reading of the bottleneck: its ACKs wait for the
+retransmission, and the rounds after it are sent by a recovery's window, not by
+slow start. Such a round (a duplicate ACK in it, one that moved neither snd_una nor
+the window; an ACK that lowered cwnd; or a round before it lost) is printed with a
+`!` after its ACK count, and no ratio is taken from it.
+
 Exit codes: 0 ok, 2 bad input (no file, a file without a flow).
 """
 import os
@@ -31,20 +37,31 @@ def flow_samples(path):
 
 
 def round_rates(s):
-    """[(Mbit/s, span s, ACKs) or None] per round of ROUNDS."""
+    """[(Mbit/s, span s, ACKs, lost) or None] per round of ROUNDS; lost: the
+    round, or one before it, lost a packet."""
     k = next((i for i, x in enumerate(s) if ((x.snd_nxt - x.snd_una) & 0xFFFFFFFF) >= 5 * MSS), None)
     if k is None:
         return [None] * len(ROUNDS)
     d0 = s[k].snd_una
-    acks = [(s[i].t, ((s[i + 1].snd_una - d0) & 0xFFFFFFFF) / MSS) for i in range(k, len(s) - 1)]
+    # (time, reach in packets, lost): an ACK is a duplicate when it moved
+    # neither snd_una nor the window the one before it left (its own effect is
+    # the next sample's); one that lowered cwnd ended a loss's wait (an RTO, a
+    # tail loss probe's recovery) without duplicates
+    acks = [(s[i].t, ((s[i + 1].snd_una - d0) & 0xFFFFFFFF) / MSS,
+             (i > k and s[i + 1].snd_una == s[i].snd_una and s[i + 1].snd_wnd == s[i].snd_wnd
+              and s[i].snd_nxt != s[i].snd_una) or s[i + 1].cwnd < s[i].cwnd)
+            for i in range(k, len(s) - 1)]
     out = []
+    lost = False
     for lo, hi in ROUNDS:
-        pts = [(t, u) for t, u in acks if lo < u <= hi + 0.01]
+        # a duplicate whose reach is the round's start lost the round's first packet
+        pts = [a for a in acks if lo < a[1] <= hi + 0.01 or (a[2] and lo - 0.01 <= a[1] < hi - 0.01)]
         if len(pts) < 3 or pts[-1][0] <= pts[0][0]:
             out.append(None)
             continue
-        (t0, u0), (t1, u1) = pts[0], pts[-1]
-        out.append(((u1 - u0) * MSS * 8 / (t1 - t0) / 1e6, t1 - t0, len(pts)))
+        (t0, u0, _), (t1, u1, _) = pts[0], pts[-1]
+        lost = lost or any(a[2] for a in pts)
+        out.append(((u1 - u0) * MSS * 8 / (t1 - t0) / 1e6, t1 - t0, len(pts), lost))
     return out
 
 
@@ -53,7 +70,7 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr if not argv else sys.stdout)
         return 2 if not argv else 0
     rc = 0
-    print("%-36s %26s %26s %26s %6s %6s %8s" % ("flow", "round 1: Mbit/s, ms, ACKs", "round 2", "round 3",
+    print("%-36s %27s %27s %27s %6s %6s %8s" % ("flow", "round 1: Mbit/s, ms, ACKs", "round 2", "round 3",
                                                  "r2/r1", "r3/r1", "srtt ms"))
     for path in argv:
         try:
@@ -67,8 +84,10 @@ def main(argv):
             rc = 2
             continue
         r = round_rates(s)
-        cell = lambda x: "%10.1f %9.2f %5d" % (x[0], x[1] * 1e3, x[2]) if x else "%26s" % "-"  # noqa: E731
-        ratio = lambda a, b: "%6.2f" % (b[0] / a[0]) if a and b else "%6s" % "-"  # noqa: E731
+        cell = lambda x: "%10.1f %9.2f %5d%s" % (x[0], x[1] * 1e3, x[2], "!" if x[3] else " ") \
+            if x else "%27s" % "-"  # noqa: E731
+        ratio = lambda a, b: "%6.2f" % (b[0] / a[0]) if a and b and not a[3] and not b[3] \
+            else "%6s" % "-"  # noqa: E731
         name = os.path.basename(path).rsplit(".", 1)[0]
         print("%-36s %s %s %s %s %s %8.1f" % (name, cell(r[0]), cell(r[1]), cell(r[2]), ratio(r[0], r[1]),
                                                      ratio(r[0], r[2]), s[min(1, len(s) - 1)].srtt / 1e3))
