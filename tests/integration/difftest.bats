@@ -93,8 +93,9 @@ teardown_file() {
 
 # dt_plan DIR SCENARIO...: every scenario played on the host in one run
 # (DIR/host.log, DIR/host.json: its status is each scenario's); those it
-# left undecided (every try slipped, or a kernel timer at another tick in
-# every re-run of a pair: tools/difftest/README.md) listed in DIR/to_guest
+# left undecided (every try slipped, or a kernel timer at another tick or a
+# congestion-avoidance increase with the runs' RTTs apart in every re-run of
+# a pair: tools/difftest/README.md) listed in DIR/to_guest
 # and played again in one guest boot
 # (DIR/guest/1.out, 1.json, 1.rc; its console and what it printed in
 # DIR/guest.log). One boot for all: a boot and the staging of what the guest
@@ -181,7 +182,7 @@ dt() {
 			# the host could not decide it: the guest, whose clock counts
 			# instructions, does (tools/difftest/README.md, "Where it runs")
 			echo "$output"
-			echo "$1: the host could not decide it (every try slipped off the timing grid, or a kernel timer at another tick in every re-run): played again in a qemu guest (Debian's 6.12, -icount)"
+			echo "$1: the host could not decide it (every try slipped off the timing grid, or a kernel timer at another tick or a congestion-avoidance increase with the RTTs apart in every re-run): played again in a qemu guest (Debian's 6.12, -icount)"
 			if [ ! -f "$dir/guest/1.rc" ]; then
 				# no guest to decide it: as undecided as the host left it
 				tail -n 30 "$dir/guest.log"

@@ -199,4 +199,24 @@ kind, d, pair, k = dt.settle(ca_ref, ca_cand, SC, rr, False)
 check("settle: a congestion-avoidance race in every re-run is a DIFF on the host",
       kind == "diff" and k == dt.EXIT_CONFIRM and calls[0][1] == "a congestion-avoidance increase one ACK apart")
 
+# reorder_dsack_undo_ca (the CI run of 982f0b1, the difftest beside the
+# other suites): fast grew cwnd 47 -> 48 an ACK after the kernel's cubic at
+# step 539 in all four runs; their pacing rates at the step before were
+# 0.04 % apart (srtt apart, so delay_min, which CUBIC's growth reads). The
+# host's timing can do that every time: undecided there, a DIFF in the guest
+rtt_ref = [dict(s, pacing_rate=1306776) for s in ca_pre] + [ref[2]]
+rtt_cand = [dict(s, pacing_rate=1306012) for s in ca_pre] + [cand[2]]
+check("a congestion-avoidance increase one ACK apart, the runs' RTTs apart",
+      dt.timing_race(rtt_ref, rtt_cand, 2, SC) == dt.CA_RTT_RACE)
+rr, calls = reruns((rtt_ref, rtt_cand), (rtt_ref, rtt_cand), (rtt_ref, rtt_cand))
+kind, d, pair, k = dt.settle(rtt_ref, rtt_cand, SC, rr, False)
+check("settle: that race in every re-run is undecided on the host",
+      kind == "undecided" and d[0] == 2 and k == dt.EXIT_CONFIRM)
+rr, calls = reruns((rtt_ref, rtt_cand), (rtt_ref, rtt_cand), (rtt_ref, rtt_cand))
+check("settle: ... and a DIFF in the guest", dt.settle(rtt_ref, rtt_cand, SC, rr, True)[0] == "diff")
+# a re-run with the RTTs equal and the race still there: a DIFF on the host
+rr, calls = reruns((rtt_ref, rtt_cand), (rtt_ref, rtt_cand), (ca_ref, ca_cand))
+check("settle: the race again with the RTTs equal is a DIFF on the host",
+      dt.settle(rtt_ref, rtt_cand, SC, rr, False)[0] == "diff")
+
 done("dtraces")
