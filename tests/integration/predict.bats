@@ -440,18 +440,22 @@ host_decided() {
 			break
 	done
 	# cubicctl policers lists it: the sender's namespace, the receiver, the
-	# rate the last flow took or the lower one its loss confirmed (bytes/s),
-	# in force for its 300 s. The rate is the policed 2.5 MB/s as the
-	# recovery measured it (2.29-2.41 in runs), not the loss's rate sample
-	# with the bucket's burst in it (3.66-3.84): at most 1.25 x the policed
-	# rate, and at least half of it
+	# rate the last flow took, the lower one its loss confirmed or the higher
+	# one a flow's congestion avoidance measured (a raise, at most double:
+	# predict_polmem_raised()) (bytes/s), in force for its 300 s; held to the
+	# last flow that took the memory (a flow HyStart sent out before PREDICT
+	# judged it took none, below). The rate is the policed
+	# 2.5 MB/s as the recovery measured it (2.29-2.41 in runs), not the loss's
+	# rate sample with the bucket's burst in it (3.66-3.84): at most 1.25 x
+	# the policed rate, and at least half of it
 	run "$CUBICCTL" -j policers --name "$NAME"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	last=$(tail -n 1 "$BATS_TEST_TMPDIR/pol.jsonl")
+	last=$(jq -c 'select(.predict_policer_memory > 0)' "$BATS_TEST_TMPDIR/pol.jsonl" | tail -n 1)
+	echo "the last flow that took the memory: $last"
 	jq -e --arg ns "$JPATH-snd" --argjson last "$last" '[.policers[] | select(.kind == "policer")] | length == 1 and (.[0] |
 		.netns == $ns and .daddr == "10.77.2.2" and .family == "ipv4" and .flows >= 1 and
-		.rate <= $last.predict_policer_memory and .rate >= 1250000 and .rate <= 3125000 and
+		.rate <= 2 * $last.predict_policer_memory and .rate >= 1250000 and .rate <= 3125000 and
 		.expires_in_s > 200 and .expires_in_s <= 300)' <<<"$output"
 	run "$CUBICCTL" policers --name "$NAME"
 	[ "$status" -eq 0 ]
@@ -474,12 +478,18 @@ host_decided() {
 	# (its answer, predict_policer: the rate sample's BDP) or at its
 	# recovery's end (the answer left pending: fewer than 4 marked lost at
 	# the loss); what is remembered is what its recovery delivered, at most
-	# the loss's rate sample (the bucket's burst in it) and at least half
+	# the loss's rate sample (the bucket's burst in it) and at least half.
+	# Every flow after it took the memory, but for one that HyStart's delay
+	# test sent out of slow start before PREDICT judged it, below the policed
+	# BDP (67): beside a qemu guest (CI runs the difftest's beside this) one
+	# left at cwnd 28 in its second round with RTT 51.9 ms over a delay_min of
+	# 44.5, a queue of the loaded host's (its record has no PREDICT field set)
 	jq -s -e '
 		(map(.predict_policer_memory > 0) | index(true)) as $k |
 		$k != null and $k >= 1 and $k <= 5 and
 		(.[$k - 1] | .reason == "loss" and .predict_policer < 150) and
-		(.[$k:] | all(.predict_policer_memory > 0)) and
+		(.[$k:] | all(.predict_policer_memory > 0 or
+			(.reason == "delay" and (.predict_target // 0) == 0 and .cwnd < 67))) and
 		(.[$k].predict_policer_memory <= .[$k - 1].predict_policer_rate) and
 		(.[$k].predict_policer_memory * 2 >= .[$k - 1].predict_policer_rate)' \
 		"$BATS_TEST_TMPDIR/pol.jsonl"
@@ -488,8 +498,9 @@ host_decided() {
 	# lost fewer segments than the cold flows (medians; about 35-77 against
 	# 80-170 in 3 s: the remembered rate is the cold flow's, so both move together)
 	jq -s -e '
+		(map(.predict_policer_memory > 0) | index(true)) as $k |
 		map(select(.predict_policer_memory > 0)) as $m |
-		map(select(.predict_policer_memory == 0)) as $c |
+		.[:$k] as $c |
 		($m | length) >= 2 and
 		($m | all(.reason == "predict" and .cwnd == .predict_target and .predict_target < 150)) and
 		($m | map(.retx) | sort | .[length / 2 | floor]) <
