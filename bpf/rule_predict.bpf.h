@@ -66,7 +66,7 @@ static __always_inline void polmem_key_of(const struct sock *sk, struct polmem_k
  * destination; again, the same flow's measure at its recovery's end
  * (predict_recovered(): the flows that met it stay as they were).
  */
-static __noinline void polmem_store(struct sock *sk, __u64 rate, __u32 delay_min, bool again)
+static __noinline int polmem_store(struct sock *sk, __u64 rate, __u32 delay_min, bool again)
 {
 	struct predict_polmem m, *old;
 	struct polmem_key k;
@@ -78,9 +78,9 @@ static __noinline void polmem_store(struct sock *sk, __u64 rate, __u32 delay_min
 	m.delay_min = delay_min;
 	old = bpf_map_lookup_elem(&policer_memory, &k);
 	if (!rate && old && old->rate)
-		return; /* a measured rate stands; an unmeasured one says less */
+		return 0; /* a measured rate stands; an unmeasured one says less */
 	m.flows = old ? old->flows + !again : 1;
-	bpf_map_update_elem(&policer_memory, &k, &m, BPF_ANY);
+	return bpf_map_update_elem(&policer_memory, &k, &m, BPF_ANY) == 0;
 }
 
 /* A flow that took its target from the memory lost with a queue: forget it. */
@@ -438,8 +438,8 @@ static __noinline int predict_share_check(struct sock *sk, struct predict_store 
 	if (!predict_jump_shared(ps->st.v.rate < ps->share_pace ? ps->st.v.rate : ps->share_pace, got))
 		return 0;
 	target = predict_target_of(got, s->delay_min, tp->mss_cache, cubic_tun_predict_share_margin(t));
-	if (target < PREDICT_RETREAT_FLOOR)
-		target = PREDICT_RETREAT_FLOOR;
+	if (target < PREDICT_IW)
+		target = PREDICT_IW;
 	if (target >= tp->snd_ssthresh)
 		return 0;
 	ps->share_ssthresh = target;
@@ -678,7 +678,7 @@ static __always_inline void rule_predict_init(struct sock *sk, const struct cubi
 	 * segment, a 37-byte cookie, has left; a flow switched later has a
 	 * smoothed RTT of its own traffic, which says nothing of the handshake)
 	 */
-	if (((struct tcp_sock *)sk)->data_segs_out <= PREDICT_RETREAT_FLOOR)
+	if (((struct tcp_sock *)sk)->data_segs_out <= PREDICT_IW)
 		ps->syn_rtt_us = ((struct tcp_sock *)sk)->srtt_us >> 3;
 }
 
@@ -764,6 +764,20 @@ static __always_inline void pol_mark(struct predict_store *ps, const struct tcp_
 	ps->pol_lost_base = tp->lost - tp->lost_out;
 	ps->pol_stored = 0;
 	ps->pol_jump = 0;
+	ps->pol_unbelieved = 0;
+}
+
+/*
+ * The answer's loss came with no estimate (PREDICT gave up: no target, none
+ * remembered, no busy path's set aside) and no jump, but its sample and RTT
+ * were otherwise strong evidence (predict_polmem_worthy() with the sample as
+ * its own estimate): the recovery's measure decides
+ * (predict_polmem_unbelieved()).
+ */
+static __always_inline void pol_unbelieved(struct predict_store *ps, __u64 rate, __u32 dmin)
+{
+	ps->pol_unbelieved = !ps->jump_from && !ps->st.v.target && !ps->polmem_rate && !ps->busy &&
+			     predict_polmem_worthy(rate, ps->pol_rtt_us, dmin, rate, 0);
 }
 
 /*
@@ -781,11 +795,15 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct predict_store *ps = predict_get(sk, 0);
-	__u32 pipe, mss = tp->mss_cache, target;
+	__u32 pipe, mss = tp->mss_cache, target, dmin;
 
 	/* the first slow start: the estimate's fill, its measure, or HyStart's after giving up */
 	if (!ps || ps->after)
 		return ssthresh;
+	/* the path's delay_min before the recoveries' own samples (ps->loss_dmin) */
+	if (!ps->loss_dmin)
+		ps->loss_dmin = ca_state(sk)->delay_min;
+	dmin = ps->loss_dmin;
 	if (ps->unpace_pending)
 		predict_unpace(sk, ps);
 	/*
@@ -813,8 +831,8 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 		keep = ps->pol_rate;
 		if (ps->polmem_rate) {
 			keep = predict_polmem_refine(ps->pol_rate, ps->pol_rtt_us,
-						     ca_state(sk)->delay_min, ps->polmem_rate);
-			target = keep ? predict_policer_bdp(keep, ca_state(sk)->delay_min, mss,
+						     dmin, ps->polmem_rate);
+			target = keep ? predict_policer_bdp(keep, dmin, mss,
 							    cubic_tun_predict_margin(t)) :
 					0;
 			/*
@@ -823,7 +841,7 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			 * this recovery measures the policer (predict_polmem_raised())
 			 */
 			if (!keep && ps->st.phase == PREDICT_PH_DONE && ps->pol_rate > ps->polmem_rate &&
-			    ps->pol_rtt_us && !predict_polmem_stale(ps->pol_rtt_us, ca_state(sk)->delay_min))
+			    ps->pol_rtt_us && !predict_polmem_stale(ps->pol_rtt_us, dmin))
 				pend = PREDICT_POL_RAISE;
 		} else {
 			/*
@@ -832,7 +850,7 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			 * (predict_policer_pending())
 			 */
 			target = predict_policer_target(ps->pol_rate, ps->pol_rtt_us,
-							ca_state(sk)->delay_min, cwnd, mss,
+							dmin, cwnd, mss,
 							cubic_tun_predict_margin(t),
 							PREDICT_POLICER_LOST);
 			if (target && few) {
@@ -845,12 +863,12 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			     !ps->share_ssthresh && !ps->jump_rtt &&
 			     (ca_state(sk)->found & CUBIC_EV_PREDICT);
 		if (!target && !pend && !ps->polmem_rate && after_exit &&
-		    predict_policer_after_exit(ps->pol_rate, ps->pol_rtt_us, ca_state(sk)->delay_min,
+		    predict_policer_after_exit(ps->pol_rate, ps->pol_rtt_us, dmin,
 					       ps->st.v.rate, PREDICT_POLICER_LOST)) {
 			if (few)
 				pend = 2;
 			else
-				target = predict_policer_bdp(ps->pol_rate, ca_state(sk)->delay_min,
+				target = predict_policer_bdp(ps->pol_rate, dmin,
 							     mss, cubic_tun_predict_margin(t));
 		}
 		if (target && target < ssthresh) {
@@ -872,23 +890,41 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 			 * measure answers for the rate; the loss's RTT still has
 			 * to say no queue.
 			 */
-			if (predict_polmem_worthy(keep, ps->pol_rtt_us, ca_state(sk)->delay_min,
+			if (predict_polmem_worthy(keep, ps->pol_rtt_us, dmin,
 						  predict_believed(ps), ps->jump_from != 0)) {
 				if (ps->jump_from) {
 					ps->pol_jump = 1;
 				} else {
-					polmem_store(sk, keep, ca_state(sk)->delay_min, false);
+					polmem_store(sk, keep, dmin, false);
 					ps->pol_stored = 1;
 				}
+			} else {
+				pol_unbelieved(ps, keep, dmin);
 			}
 			return target;
 		}
 		if ((ps->polmem_rate || ps->polmem_no_jump) &&
-		    predict_polmem_stale(ps->pol_rtt_us, ca_state(sk)->delay_min))
+		    predict_polmem_stale(ps->pol_rtt_us, dmin))
 			polmem_forget(sk);
-		if (pend)
+		/*
+		 * after a jump and PREDICT's exit at its target, a loss with no
+		 * queue that the answer did not claim: the recovery's end decides
+		 * whether a policer bound the flow (PREDICT_POL_UNCLAIMED). Behind
+		 * pol150_20_r60's 150 kB bucket an estimate of 99 Mbit/s (the
+		 * bucket's, under the 150 Mbit/s line) set a target the flow
+		 * reached, and its loss's sample, 96 Mbit/s of the bucket's
+		 * tokens, was not under half the window; the next flow jumped
+		 * again and lost as much (120-123 packets)
+		 */
+		if (!pend && !ps->polmem_rate && !ps->polmem_no_jump && ps->jump_from &&
+		    ps->st.phase == PREDICT_PH_DONE && predict_unqueued(ps->pol_rtt_us, dmin))
+			pend = PREDICT_POL_UNCLAIMED;
+		if (pend) {
 			pol_mark(ps, tp, pend == PREDICT_POL_RAISE ? ps->polmem_rate : ps->pol_rate,
 				 pend, cwnd);
+			if (pend == 1)
+				pol_unbelieved(ps, ps->pol_rate, dmin);
+		}
 	}
 	/*
 	 * a loss in the fill, or in a slow start a busy entry left to HyStart,
@@ -900,7 +936,7 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	 */
 	if (ps->st.phase == PREDICT_PH_FILL || ps->busy)
 		busy_note(ps, cwnd,
-			  predict_loss_queued(tp->rack.rtt_us, ca_state(sk)->delay_min) ?
+			  predict_loss_queued(tp->rack.rtt_us, dmin) ?
 				  PREDICT_BUSY_QUEUED : 0);
 	busy_tell(sk, ps, t);
 	if (ps->st.phase != PREDICT_PH_FILL || !ps->jump_from)
@@ -910,9 +946,84 @@ static __noinline __u32 predict_loss(struct sock *sk, const struct cubic_tunable
 	ps->retreat = predict_retreat(pipe, PREDICT_RETREAT_FLOOR, ssthresh);
 	/* a loss with no queue that the answer did not claim: the next flows do not jump */
 	if (cubic_tun_predict_policer(t) &&
-	    predict_unqueued(tp->rack.rtt_us, ca_state(sk)->delay_min))
-		polmem_store(sk, 0, ca_state(sk)->delay_min, false);
+	    predict_unqueued(tp->rack.rtt_us, dmin))
+		polmem_store(sk, 0, dmin, false);
 	return ps->retreat;
+}
+
+/* What predict_recovered() measured and did: the policer record's (pol_emit()). */
+struct pol_note {
+	__u64 kept;
+	__u64 measure;
+	__u64 stored;
+	__u64 dur_us;
+	__u32 delivered;
+	__u32 lost;
+	__u32 dmin;
+	__u32 target;
+	__u8 kind;
+	__u8 acts;
+	__u8 bound;
+	__u8 unbelieved;
+};
+
+_Static_assert(CUBIC_POL_KIND_ANSWER == 0 && CUBIC_POL_KIND_PENDING == 1 &&
+		       CUBIC_POL_KIND_AFTER_EXIT == 2 && CUBIC_POL_KIND_RAISE == PREDICT_POL_RAISE &&
+		       CUBIC_POL_KIND_UNCLAIMED == PREDICT_POL_UNCLAIMED,
+	       "the policer record's kind is predict_store.pol_pending");
+
+/* The policer record (struct cubic_policer): one per recovery the answer's loss began. */
+static __noinline void pol_emit(struct sock *sk, struct predict_store *ps, const struct pol_note *n)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct sock_common *c = &sk->__sk_common;
+	struct verdict_store *vs = verdict_get(sk, 0);
+	struct cubic_policer *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(CUBIC_CNT_EVENT_DROPS, 1);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->ts_ns = bpf_ktime_get_ns();
+	e->flow_id = vs ? vs->flow_id : 0;
+	e->loss_rate = n->kept;
+	e->measure = n->measure;
+	e->stored_rate = n->stored;
+	e->recovery_us = n->dur_us < 0xffffffffULL ? (__u32)n->dur_us : 0xffffffffU;
+	e->delivered = n->delivered;
+	e->lost = n->lost;
+	e->loss_cwnd = ps->pol_cwnd;
+	e->loss_rtt_us = ps->pol_rtt_us;
+	e->delay_min_us = n->dmin;
+	e->target = n->target;
+	e->ssthresh = tp->snd_ssthresh;
+	e->kind = n->kind;
+	e->actions = n->acts;
+	e->bound = n->bound;
+	e->jumped = ps->jump_from != 0;
+	e->unbelieved = n->unbelieved;
+	e->family = c->skc_family;
+	e->sport = c->skc_num;
+	e->dport = bpf_ntohs(c->skc_dport);
+	fill_endpoints(c, e->saddr, e->daddr, e->instance);
+	bpf_ringbuf_submit(e, 0);
+	count(CUBIC_CNT_EVENTS, 1);
+}
+
+/* polmem_store(), and what it did for the record */
+static __always_inline void pol_store(struct sock *sk, struct pol_note *n, __u64 rate,
+				      __u32 dmin, bool again)
+{
+	if (!polmem_store(sk, rate, dmin, again))
+		return;
+	if (rate) {
+		n->acts |= CUBIC_POL_ACT_STORED;
+		n->stored = rate;
+	} else {
+		n->acts |= CUBIC_POL_ACT_NO_JUMP;
+	}
 }
 
 /*
@@ -927,31 +1038,65 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct predict_store *ps = predict_get(sk, 0);
-	__u32 dmin = ca_state(sk)->delay_min, target;
-	__u64 kept, rate, dur_us, measure;
-	__u32 delivered, lost;
-	__u8 pending, bound;
+	struct pol_note n = {};
+	__u64 kept, rate, measure;
+	__u32 lost, dmin, target;
+	__u8 pending, bound, unbelieved;
 
 	if (!ps || !ps->pol_kept)
 		return;
-	delivered = tp->delivered - ps->pol_delivered;
-	dur_us = tp->tcp_mstamp - ps->pol_at_us;
+	/* the path's, as the first loss saw it, not the recovery's (ps->loss_dmin) */
+	dmin = ps->loss_dmin ? ps->loss_dmin : ca_state(sk)->delay_min;
+	n.dmin = dmin;
+	n.delivered = tp->delivered - ps->pol_delivered;
+	n.dur_us = tp->tcp_mstamp - ps->pol_at_us;
 	kept = ps->pol_kept;
+	n.kept = kept;
 	pending = ps->pol_pending;
+	n.kind = pending;
+	unbelieved = ps->pol_unbelieved;
+	n.unbelieved = unbelieved;
+	n.target = pending ? 0 : ps->pol_ssthresh;
+	if (ps->pol_stored)
+		n.acts |= CUBIC_POL_ACT_STORED_AT_LOSS;
 	ps->pol_kept = 0;
 	ps->pol_pending = 0;
-	if (tp->high_seq != ps->pol_seq)
-		return;
+	ps->pol_unbelieved = 0;
+	if (tp->high_seq != ps->pol_seq) {
+		n.acts |= CUBIC_POL_ACT_RTO;
+		goto out;
+	}
 	lost = tp->lost - ps->pol_lost_base;
-	measure = predict_policer_measure(delivered, dur_us, dmin, tp->mss_cache);
+	n.lost = lost;
+	measure = predict_policer_measure(n.delivered, n.dur_us, dmin, tp->mss_cache);
+	n.measure = measure;
 	/* the measure is the policer's only when it bound the flow (predict_policer_bound()) */
 	bound = predict_policer_bound(lost, ps->pol_cwnd, measure, dmin, tp->mss_cache);
+	n.bound = bound;
+	if (pending == PREDICT_POL_UNCLAIMED) {
+		/*
+		 * a policer bound the flow after its jump and exit: the next
+		 * flows do not jump, and when the recovery's window was above
+		 * the measure's BDP, fill to its rate (as after an answer's
+		 * loss in the fill); CUBIC's reduction stands. A loss the
+		 * policer did not bind (a random drop) leaves nothing.
+		 */
+		if (!bound)
+			goto out;
+		if (predict_policer_jump_keeps(measure, dmin, tp->mss_cache,
+					       cubic_tun_predict_margin(t), tp->snd_ssthresh) &&
+		    predict_polmem_worthy(measure, ps->pol_rtt_us, dmin, predict_believed(ps), 0))
+			pol_store(sk, &n, measure, dmin, false);
+		else
+			pol_store(sk, &n, 0, dmin, false);
+		goto out;
+	}
 	if (pending == PREDICT_POL_RAISE) {
 		/* CUBIC's reduction stands; the memory learns the rate (predict_polmem_raised()) */
 		rate = bound ? predict_polmem_raised(measure, kept) : 0;
 		if (rate)
-			polmem_store(sk, rate, dmin, true);
-		return;
+			pol_store(sk, &n, rate, dmin, true);
+		goto out;
 	}
 	rate = 0;
 	if (bound && pending)
@@ -963,6 +1108,7 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 	/* the rate remembered at the loss, contradicted: the next flow measures afresh */
 	if (!bound && ps->pol_stored) {
 		polmem_forget(sk);
+		n.acts |= CUBIC_POL_ACT_FORGOT;
 		ps->pol_stored = 0;
 		/*
 		 * what held this flow's jump back still holds: behind
@@ -972,7 +1118,7 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 		 * (93-111 retransmitted, against 5-6 without the jump)
 		 */
 		if (ps->polmem_no_jump)
-			polmem_store(sk, 0, dmin, false);
+			pol_store(sk, &n, 0, dmin, false);
 	}
 	/*
 	 * After a jump, the memory is the recovery's measure alone (the sample
@@ -991,26 +1137,37 @@ static __noinline void predict_recovered(struct sock *sk, const struct cubic_tun
 		if (bound && predict_policer_jump_keeps(measure, dmin, tp->mss_cache,
 					       cubic_tun_predict_margin(t), tp->snd_ssthresh) &&
 		    predict_polmem_worthy(measure, ps->pol_rtt_us, dmin, predict_believed(ps), 0))
-			polmem_store(sk, measure, dmin, false);
+			pol_store(sk, &n, measure, dmin, false);
 		else
-			polmem_store(sk, 0, dmin, false);
+			pol_store(sk, &n, 0, dmin, false);
 		ps->pol_jump = 0;
 	}
+	/* no estimate was believed: the recovery's measure, when the policer bound the flow */
+	if (unbelieved) {
+		__u64 m = predict_polmem_unbelieved(measure, bound, ps->pol_cwnd, dmin,
+						    tp->mss_cache);
+
+		if (m)
+			pol_store(sk, &n, m, dmin, false);
+	}
 	if (!rate)
-		return;
+		goto out;
 	target = predict_policer_bdp(rate, dmin, tp->mss_cache, cubic_tun_predict_margin(t));
 	if (!target || target >= tp->snd_ssthresh)
-		return;
+		goto out;
 	tp->snd_ssthresh = target;
 	if (tp->snd_cwnd > target)
 		tp->snd_cwnd = target;
 	ca_state(sk)->last_max_cwnd = target;
 	ps->pol_ssthresh = target;
+	n.acts |= CUBIC_POL_ACT_LOWERED;
 	if (ps->pol_stored)
-		polmem_store(sk, rate, dmin, true);
+		pol_store(sk, &n, rate, dmin, true);
 	else if (pending && !ps->jump_from &&
 		 predict_polmem_worthy(rate, ps->pol_rtt_us, dmin, predict_believed(ps), 0))
-		polmem_store(sk, rate, dmin, false);
+		pol_store(sk, &n, rate, dmin, false);
+out:
+	pol_emit(sk, ps, &n);
 }
 
 static __always_inline void rule_predict_recovered(struct sock *sk, const struct cubic_tunables *t)

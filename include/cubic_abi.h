@@ -259,6 +259,71 @@ struct cubic_verdict {
 };
 
 /*
+ * The policer record, in the events ring beside struct cubic_event and
+ * struct cubic_verdict (told apart by size): PREDICT's policer answer
+ * (hystart=predict, predict_policer=1) at a loss of the flow's first slow
+ * start, or the first after PREDICT's exit, and what the recovery after it
+ * measured and decided (docs/RULES.md, "The policer remembered"). One per
+ * such recovery, written when it ends (or when an RTO ended it: nothing
+ * measured); flow_id is the exit record's.
+ *
+ * kind: what the loss left for the recovery's end (CUBIC_POL_KIND_*).
+ * actions: what was done, CUBIC_POL_ACT_* bits.
+ */
+#define CUBIC_POL_KINDS(X)                                                                         \
+	X(ANSWER, "answer", "the answer set ssthresh at the loss")                                 \
+	X(PENDING, "pending", "fewer than 4 marked lost: decided at the recovery's end")          \
+	X(AFTER_EXIT, "after_exit", "after PREDICT's exit, fewer than 4 marked lost")              \
+	X(RAISE, "raise", "a remembered rate, measured again (a raise)")                           \
+	X(UNCLAIMED, "unclaimed", "after a jump and the exit, a loss with no queue not claimed")
+enum {
+#define CUBIC_X_ENUM(ID, name, help) CUBIC_POL_KIND_##ID,
+	CUBIC_POL_KINDS(CUBIC_X_ENUM)
+#undef CUBIC_X_ENUM
+	CUBIC_POL_KIND_COUNT
+};
+#define CUBIC_POL_ACTS(X)                                                                          \
+	X(STORED_AT_LOSS, 0x01, "stored_at_loss", "the loss's rate was remembered at the loss")     \
+	X(STORED, 0x02, "stored", "a rate was remembered at the recovery's end (stored_rate)")      \
+	X(NO_JUMP, 0x04, "no_jump", "the policer was remembered without a rate: no jump")           \
+	X(FORGOT, 0x08, "forgot", "what was remembered was forgotten")                              \
+	X(LOWERED, 0x10, "lowered", "ssthresh and cwnd went down to the measure's BDP")             \
+	X(RTO, 0x20, "rto", "an RTO ended the recovery: nothing measured")
+enum {
+#define CUBIC_X_ENUM(ID, bit, name, help) CUBIC_POL_ACT_##ID = bit,
+	CUBIC_POL_ACTS(CUBIC_X_ENUM)
+#undef CUBIC_X_ENUM
+};
+
+struct cubic_policer {
+	__u64 ts_ns;	     /* CLOCK_MONOTONIC, when the recovery ended */
+	__u64 flow_id;	     /* the exit record's flow_id (0: the flow has none) */
+	__u64 loss_rate;     /* bytes/s: the rate the answer went by at the loss */
+	__u64 measure;	     /* bytes/s: what the recovery delivered over its length (0: none) */
+	__u64 stored_rate;   /* bytes/s: the rate remembered at the recovery's end (0: none) */
+	__u32 recovery_us;   /* the recovery's length */
+	__u32 delivered;     /* packets delivered over it */
+	__u32 lost;	     /* packets lost since the loss (those marked then included) */
+	__u32 loss_cwnd;     /* cwnd at the loss */
+	__u32 loss_rtt_us;   /* RACK's RTT at the loss: the last delivered packet's */
+	__u32 delay_min_us;  /* the delay_min the decisions went by (the first loss's) */
+	__u32 target;	     /* the ssthresh the answer set (0: none) */
+	__u32 ssthresh;	     /* ssthresh after the recovery's decision */
+	__u16 family;
+	__u16 sport;	     /* host order */
+	__u16 dport;
+	__u8 kind;	     /* CUBIC_POL_KIND_* */
+	__u8 actions;	     /* CUBIC_POL_ACT_* */
+	__u8 bound;	     /* the policer bound the flow over the recovery */
+	__u8 jumped;	     /* the flow jumped (predict_jump) */
+	__u8 unbelieved;     /* no estimate was believed: the measure decided */
+	__u8 pad[5];
+	__u8 saddr[16];
+	__u8 daddr[16];
+	char instance[CUBIC_NAME_MAX];
+};
+
+/*
  * Written by cubicctl at load (build_id again at each upgrade); lets later
  * commands check the ABI.
  * abi_version stays the first field in every version: any cubicctl reads it

@@ -96,10 +96,23 @@ struct predict_store {
 	/* the first slow start's end: cwnd then, and how (PREDICT_BUSY_QUEUED, _SHARED or 0) */
 	__u32 busy_cwnd;
 	__u8 busy_how;
-	__u8 pad5[3];
+	/*
+	 * the answer's loss came with no estimate believed: the recovery's
+	 * measure decides what is remembered (predict_polmem_unbelieved())
+	 */
+	__u8 pol_unbelieved;
+	__u8 pad5[2];
 	/* the handshake's RTT, us (tp->srtt_us at .init, at most an initial window sent; 0: unknown) */
 	__u32 syn_rtt_us;
-	__u32 pad6;
+	/*
+	 * delay_min at the flow's first loss (predict_loss()), which PREDICT's
+	 * decisions at that loss, its recovery's end and later losses go by:
+	 * the recovery's ACKs of retransmitted packets give RTT samples from
+	 * TCP timestamps, in whole milliseconds (the kernel's Karn fallback,
+	 * tcp_ack_update_rtt()), which lower ca_state's delay_min below the
+	 * path's: 19.000 ms behind a 20 ms path
+	 */
+	__u32 loss_dmin;
 };
 
 struct verdict_store {

@@ -147,7 +147,8 @@
 #define PREDICT_MAX_JUMP	 1000
 #define PREDICT_DEF_RISE_US	 100 /* us over the handshake's RTT, and a packet (predict_rose()) */
 
-#define PREDICT_RETREAT_FLOOR 10 /* packets: TCP's initial window (RFC 6928) */
+#define PREDICT_IW	      10 /* packets: TCP's initial window (RFC 6928) */
+#define PREDICT_RETREAT_FLOOR PREDICT_IW
 
 #define PREDICT_MIN_POINTS 5
 /* r^2's sums count bytes in units of 2^PREDICT_LINE_SHIFT (bounded products) */
@@ -1135,7 +1136,7 @@ static inline __u32 predict_queue_retreat(__u32 pipe, __u32 jump, __u32 floor, _
  */
 static inline __u32 predict_policer_floor(__u32 target)
 {
-	return target && target < PREDICT_RETREAT_FLOOR ? PREDICT_RETREAT_FLOOR : target;
+	return target && target < PREDICT_IW ? PREDICT_IW : target;
 }
 
 /* The window of a policed rate (bytes/s) at delay_min: its target, floored. */
@@ -1360,6 +1361,29 @@ static inline int predict_policer_bound(__u32 lost, __u32 cwnd, __u64 measure, _
 }
 
 /*
+ * A policer met by a flow with no estimate believed (PREDICT gave up before
+ * the loss, or set the estimate aside): there is no collapse from the
+ * burst's rate to see (predict_polmem_worthy()), and the answer's rate, the
+ * sample at the loss, still carries the bucket's tokens. The recovery's
+ * measure answers for the rate, as after a jump: kept when the policer bound
+ * the flow (predict_policer_bound()), the window at the loss was four
+ * initial windows or more (two rounds past the first: a loss in the first
+ * round behind four competing flows read 18,690 B/s with their standing
+ * queue all of its delay_min), and the measure's BDP is an initial window or
+ * more (a memory holds later flows to it). The loss's own RTT still had to
+ * say no queue (predict_unqueued()). Beside a qemu guest, a flow behind
+ * pol100_40 found no estimate, lost 145 packets and left nothing for the
+ * next flow, which met the policer afresh. Returns the rate to keep, else 0.
+ */
+static inline __u64 predict_polmem_unbelieved(__u64 measure, int bound, __u32 cwnd,
+					      __u32 delay_min, __u32 mss)
+{
+	if (!bound || !measure || measure >= (1ULL << 40) || cwnd < 4 * PREDICT_IW)
+		return 0;
+	return predict_target_of(measure, delay_min, mss, 0) >= PREDICT_IW ? measure : 0;
+}
+
+/*
  * A flow that jumped remembers the recovery's measure only when the policer
  * limited it: its BDP (with the margin) below ssthresh, the window the
  * recovery ran with (the answer's target, or CUBIC's own reduction when the
@@ -1401,6 +1425,8 @@ static inline int predict_policer_jump_keeps(__u64 measure, __u32 delay_min, __u
  * most doubled by one flow. Returns the rate to keep, else 0.
  */
 #define PREDICT_POL_RAISE 3 /* predict_store.pol_pending: a raise, measured at the recovery's end */
+/* predict_store.pol_pending: a loss after a jump and the exit that the answer did not claim */
+#define PREDICT_POL_UNCLAIMED 4
 
 static inline __u64 predict_polmem_raised(__u64 measure, __u64 kept)
 {

@@ -127,8 +127,10 @@ static void describe(FILE *f)
 		"ended (%s), cwnd,\n"
 		"ssthresh, delay_min, the round's minimum RTT and the threshold crossed; then,\n"
 		"once measured, its verdict: the exit cwnd against the path's BDP (premature,\n"
-		"ok, overshoot or unknown), joined to the exit by the flow id; with\n"
-		"--json one object per line (\"record\": \"exit\" or \"verdict\"). Ends on SIGINT or SIGTERM, after N records or\n"
+		"ok, overshoot or unknown), joined to the exit by the flow id; and where\n"
+		"PREDICT's policer answer took a loss, what the recovery after it measured\n"
+		"and remembered (docs/RULES.md). With --json one object per line (\"record\":\n"
+		"\"exit\", \"verdict\" or \"policer\"). Ends on SIGINT or SIGTERM, after N records or\n"
 		"SECONDS, or when the instance is unloaded (exit 0); when its output can't be\n"
 		"written (exit %d). An instance loaded with another ABI version is refused\n"
 		"(exit %d): reload it.\n",
@@ -517,13 +519,108 @@ static void print_verdict_text(struct trace *tr, const struct cubic_verdict *v)
 	fflush(stdout);
 }
 
+/* the ring's three records are told apart by their sizes */
+_Static_assert(sizeof(struct cubic_policer) != sizeof(struct cubic_event) &&
+		       sizeof(struct cubic_policer) != sizeof(struct cubic_verdict) &&
+		       sizeof(struct cubic_verdict) != sizeof(struct cubic_event),
+	       "records of the events ring have distinct sizes");
+
+static double mbit(__u64 bytes_per_s)
+{
+	return (double)bytes_per_s * 8 / 1e6;
+}
+
+/* The policer record: one object, joined to its exit's by flow_id. */
+static void print_policer_json(struct trace *tr, const struct cubic_policer *p)
+{
+	char ip[INET6_ADDRSTRLEN];
+	struct json *j = tr->j;
+
+	json_obj_open(j, NULL);
+	json_str(j, "record", "policer");
+	json_double(j, "time", (double)((long long)p->ts_ns + tr->mono_to_real_ns) / 1e9, 6);
+	json_str(j, "instance", p->instance);
+	json_u64(j, "flow_id", p->flow_id);
+	json_str(j, "family", p->family == AF_INET6 ? "ipv6" : "ipv4");
+	inet_ntop(p->family == AF_INET6 ? AF_INET6 : AF_INET, p->saddr, ip, sizeof(ip));
+	json_str(j, "saddr", ip);
+	json_u64(j, "sport", p->sport);
+	inet_ntop(p->family == AF_INET6 ? AF_INET6 : AF_INET, p->daddr, ip, sizeof(ip));
+	json_str(j, "daddr", ip);
+	json_u64(j, "dport", p->dport);
+	json_str(j, "kind", pol_kind_str(p->kind));
+	json_bool(j, "jumped", p->jumped);
+	json_bool(j, "unbelieved", p->unbelieved);
+	json_u64(j, "loss_cwnd", p->loss_cwnd);
+	json_u64(j, "loss_rate", p->loss_rate);
+	json_u64(j, "loss_rtt_us", p->loss_rtt_us);
+	json_u64(j, "delay_min_us", p->delay_min_us);
+	if (p->target)
+		json_u64(j, "target", p->target);
+	else
+		json_null(j, "target");
+	json_u64(j, "recovery_us", p->recovery_us);
+	json_u64(j, "delivered", p->delivered);
+	json_u64(j, "lost", p->lost);
+	json_u64(j, "measure", p->measure);
+	json_bool(j, "bound", p->bound);
+	json_arr_open(j, "actions");
+#define CUBIC_X_ACT(ID, bit, name, help)                                                           \
+	if (p->actions & (bit))                                                                    \
+		json_str(j, NULL, name);
+	CUBIC_POL_ACTS(CUBIC_X_ACT)
+#undef CUBIC_X_ACT
+	json_arr_close(j);
+	if (p->stored_rate)
+		json_u64(j, "stored_rate", p->stored_rate);
+	else
+		json_null(j, "stored_rate");
+	json_u64(j, "ssthresh", p->ssthresh);
+	json_obj_close(j);
+	json_end(j);
+}
+
+/*
+ * The policer record as a line under its flow's exit: "policer (answer),
+ * loss at cwnd 282: 86.20 Mbit/s, RTT 20.16 ms over 19.95; recovery 75.0 ms:
+ * 355 delivered, 184 lost, 56.03 Mbit/s, bound: stored 56.03 Mbit/s; ssthresh 104"
+ */
+static void print_policer_text(const struct cubic_policer *p)
+{
+	char acts[96], stored[48];
+
+	pol_acts_str(p->actions, acts, sizeof(acts));
+	if (p->stored_rate)
+		snprintf(stored, sizeof(stored), " %.2f Mbit/s", mbit(p->stored_rate));
+	else
+		stored[0] = '\0';
+	printf("%-12s   flow %llu, policer (%s%s), loss at cwnd %u: %.2f Mbit/s, RTT %.2f ms over "
+	       "%.2f; recovery %.1f ms: %u delivered, %u lost, %.2f Mbit/s, %s: %s%s; ssthresh %u\n",
+	       "", (unsigned long long)p->flow_id, pol_kind_str(p->kind),
+	       p->jumped ? ", jumped" : "", p->loss_cwnd, mbit(p->loss_rate), ms(p->loss_rtt_us),
+	       ms(p->delay_min_us), ms(p->recovery_us), p->delivered, p->lost, mbit(p->measure),
+	       p->bound ? "bound" : "not bound", acts[0] ? acts : "nothing remembered", stored,
+	       p->ssthresh);
+	fflush(stdout);
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct trace *tr = ctx;
 	const struct cubic_event *e = data;
 	const struct cubic_verdict *v = data;
+	const struct cubic_policer *pol = data;
 
-	if (size == sizeof(*v)) {
+	if (size == sizeof(*pol)) {
+		if (!keep(tr, pol->family, pol->saddr, pol->sport, pol->daddr, pol->dport)) {
+			tr->filtered++;
+			return 0;
+		}
+		if (tr->j)
+			print_policer_json(tr, pol);
+		else
+			print_policer_text(pol);
+	} else if (size == sizeof(*v)) {
 		if (!keep(tr, v->family, v->saddr, v->sport, v->daddr, v->dport)) {
 			tr->filtered++;
 			return 0;

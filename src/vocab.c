@@ -71,6 +71,31 @@ const char *verdict_end_str(__u8 end)
 	return end < CUBIC_VERDICT_END_COUNT ? verdict_ends[end] : "?";
 }
 
+static const char *const pol_kinds[CUBIC_POL_KIND_COUNT] = {
+#define CUBIC_X_NAME(ID, name, help) [CUBIC_POL_KIND_##ID] = name,
+	CUBIC_POL_KINDS(CUBIC_X_NAME)
+#undef CUBIC_X_NAME
+};
+
+const char *pol_kind_str(__u8 kind)
+{
+	return kind < CUBIC_POL_KIND_COUNT ? pol_kinds[kind] : "?";
+}
+
+const char *pol_acts_str(__u8 acts, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len)
+		buf[0] = '\0';
+#define CUBIC_X_ACT(ID, bit, name, help)                                                           \
+	if ((acts & (bit)) && n < len)                                                             \
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "+" : "", name);
+	CUBIC_POL_ACTS(CUBIC_X_ACT)
+#undef CUBIC_X_ACT
+	return buf;
+}
+
 const char *const counter_help[CUBIC_CNT_MAX] = {
 #define CUBIC_X_HELP(ID, key, help) [CUBIC_CNT_##ID] = help,
 #define CUBIC_X_EXIT_HELP(ID, n, b, sum, k, l, e, a, help)                                         \

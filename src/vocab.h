@@ -72,6 +72,10 @@ extern const char *const ratio_le_label[CUBIC_RATIO_SLOTS];
 const char *verdict_word_str(__u8 word);
 const char *verdict_end_str(__u8 end);
 
+/* The policer record's kind (CUBIC_POL_KINDS; "?" out of range) and actions: "stored+lowered" ("" if none). */
+const char *pol_kind_str(__u8 kind);
+const char *pol_acts_str(__u8 acts, char *buf, size_t len);
+
 /* The reasons in flags as trace shows them: "ack_train+delay" ("" if none). */
 const char *reason_str(__u32 flags, char *buf, size_t len);
 /* The reasons for a help text: "ack_train, delay, loss; HyStart++: css_enter, ...". */

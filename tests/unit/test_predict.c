@@ -1099,6 +1099,29 @@ TEST(the_policer_worth_remembering)
 }
 
 /*
+ * No estimate believed: the recovery's measure is remembered when the policer
+ * bound the flow, the window at the loss was 40 packets or more, and the
+ * measure's BDP is 10 packets or more. 2.5 MB/s at 40 ms is a BDP of 70
+ * (pol100_40's policer); 325,825 B/s at 40 ms is 13,033 bytes, 10 packets
+ * of 1448 rounded up (predict_target_of()), 325,824 B/s is 13,032, 9 packets
+ * exactly. Not: unbound, a first round's window (39), a
+ * measure of nothing, or the first round behind four competing flows
+ * (18,690 B/s at 58.7 ms, under a packet).
+ */
+TEST(the_policer_without_an_estimate)
+{
+	CHECK_EQ(predict_polmem_unbelieved(2500000, 1, 218, 40000, 1448), 2500000);
+	CHECK_EQ(predict_polmem_unbelieved(2500000, 0, 218, 40000, 1448), 0);
+	CHECK_EQ(predict_polmem_unbelieved(2500000, 1, 40, 40000, 1448), 2500000);
+	CHECK_EQ(predict_polmem_unbelieved(2500000, 1, 39, 40000, 1448), 0);
+	CHECK_EQ(predict_polmem_unbelieved(325825, 1, 218, 40000, 1448), 325825);
+	CHECK_EQ(predict_polmem_unbelieved(325824, 1, 218, 40000, 1448), 0);
+	CHECK_EQ(predict_polmem_unbelieved(0, 1, 218, 40000, 1448), 0);
+	CHECK_EQ(predict_polmem_unbelieved(18690, 1, 218, 58713, 1448), 0);
+	CHECK_EQ(predict_polmem_unbelieved(1ULL << 40, 1, 218, 40000, 1448), 0);
+}
+
+/*
  * The policer remembered: 250,000 B/s at delay_min 100 ms, 10 s ago. A new
  * flow's estimate of 1,000,000 B/s (the line rate the bucket let through)
  * takes the remembered rate's target, 26 at delay_min 100 ms and 13 at
@@ -1703,6 +1726,7 @@ int main(void)
 	RUN(the_policer);
 	RUN(the_policer_after_the_exit);
 	RUN(the_policer_worth_remembering);
+	RUN(the_policer_without_an_estimate);
 	RUN(the_policer_remembered);
 	RUN(a_policer_remembered_without_a_rate_holds_the_jump_back);
 	RUN(the_policer_measured_over_its_recovery);
