@@ -535,16 +535,21 @@ gap_flow() {
 	p="${EP}y"
 	# without the option rep 2 takes its target from the policer rep 1
 	# remembered (the test above); with it, that memory is forgotten first
-	run "$RUN" --scenarios pol100_40 --algos bpf_predict --reps 2 --duration 2 --first-flows \
+	run "$RUN" --scenarios pol100_40 --algos bpf_predict --reps 3 --duration 2 --first-flows \
 		--prefix "$p" --out "$BATS_TEST_TMPDIR/ff" --no-report
 	echo "$output"
 	[ "$status" -eq 0 ]
 	jq -c '{rep, stall_retries, bpf_predict_policer_memory, bpf_predict_busy, bpf_predict_target, exit_reason}' \
 		"$BATS_TEST_TMPDIR/ff/flows.jsonl"
-	[ "$(jq -s 'length == 2 and all(.[]; (.bpf_predict_policer_memory // 0) == 0 and (.bpf_predict_busy // 0) == 0)' \
+	[ "$(jq -s 'length == 3 and all(.[]; (.bpf_predict_policer_memory // 0) == 0 and (.bpf_predict_busy // 0) == 0)' \
 		"$BATS_TEST_TMPDIR/ff/flows.jsonl")" = true ]
-	# rep 1 met the policer and remembered it; rep 2's flow had it forgotten first
-	[[ $output == *"pol100_40 bpf_predict rep 2: the path's memory is forgotten before the flow (--first-flows: policer)"* ]]
+	# a flow met the policer and remembered it; the next one had it
+	# forgotten first. Not every flow leaves a memory: one whose loss's RTT
+	# carried a queue (over 1/20 of delay_min: a loaded host's) leaves none.
+	# In CI a rep 1 beside a qemu guest had no estimate believed, and then
+	# left none either (predict_polmem_unbelieved() measures that one now).
+	# Of two chances, one
+	[[ $output =~ "pol100_40 bpf_predict rep "[23]": the path's memory is forgotten before the flow (--first-flows: policer)" ]]
 	run leftovers "$p"
 	echo "$output"
 	[ -z "$output" ]
