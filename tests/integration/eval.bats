@@ -550,6 +550,10 @@ gap_flow() {
 	# left none either (predict_polmem_unbelieved() measures that one now).
 	# Of two chances, one
 	[[ $output =~ "pol100_40 bpf_predict rep "[23]": the path's memory is forgotten before the flow (--first-flows: policer)" ]]
+	# what the loss and its recovery decided is in the flow's policer
+	# record, joined to its exit record by flow_id
+	[ "$(jq -s 'any(.[]; . as $f | .bpf_policer_records | any(.flow_id == $f.bpf_exit_record.flow_id and
+		.measure > 0 and .lost > 0))' "$BATS_TEST_TMPDIR/ff/flows.jsonl")" = true ]
 	run leftovers "$p"
 	echo "$output"
 	[ -z "$output" ]

@@ -498,6 +498,7 @@ def flow(a):
     rec["paced"] = rec["rwnd_limited"] = None
     bpf_recs = []
     verdicts = []
+    policers = []
     if a.kind == "bpf" and os.path.exists(a.bpf_trace):
         with open(a.bpf_trace) as f:
             for line in f:
@@ -510,6 +511,8 @@ def flow(a):
                     bpf_recs.append(e)
                 elif e.get("sport") == sport and e.get("record") == "verdict":
                     verdicts.append(e)
+                elif e.get("sport") == sport and e.get("record") == "policer":
+                    policers.append(e)
     if bpf_recs:
         # the record that ended slow start (a reason whose ends_slow_start is set);
         # HyStart++'s css_enter/css_resume only change phase
@@ -544,6 +547,8 @@ def flow(a):
             # wrong bdp_est is diagnosed from
             rec["verdict_record"] = v
     rec["bpf_records"] = len(bpf_recs)
+    # PREDICT's policer answer: what each recovery it began measured and remembered
+    rec["bpf_policer_records"] = policers
     # ---- the least RTT each source saw, against the path's (SHORT_RTT_EXIT)
     rtt_seen = [("tcp_probe srtt", min((x[5] for x in s if x[5] > 0), default=None), RTT_SMOOTHED)]
     rtt_seen += [(f"record {e.get('reason')} {k}", e.get(k), RTT_LEAST) for e in bpf_recs
