@@ -435,10 +435,26 @@ static void print_text(struct trace *tr, const struct cubic_event *e)
 	fflush(stdout);
 }
 
+/* A record's flow: family, addresses and ports (host order) */
+static void json_flow(struct json *j, __u16 family, const __u8 *saddr, __u16 sport,
+		      const __u8 *daddr, __u16 dport)
+{
+	char ip[INET6_ADDRSTRLEN];
+	int af = family == AF_INET6 ? AF_INET6 : AF_INET;
+
+	json_str(j, "family", af == AF_INET6 ? "ipv6" : "ipv4");
+	inet_ntop(af, saddr, ip, sizeof(ip));
+	json_str(j, "saddr", ip);
+	json_u64(j, "sport", sport);
+	inet_ntop(af, daddr, ip, sizeof(ip));
+	json_str(j, "daddr", ip);
+	json_u64(j, "dport", dport);
+}
+
 /* The verdict: one object, joined to its exit's by flow_id (and exit_time). */
 static void print_verdict_json(struct trace *tr, const struct cubic_verdict *v)
 {
-	char ip[INET6_ADDRSTRLEN], buf[64];
+	char buf[64];
 	struct json *j = tr->j;
 
 	json_obj_open(j, NULL);
@@ -448,13 +464,7 @@ static void print_verdict_json(struct trace *tr, const struct cubic_verdict *v)
 	json_u64(j, "flow_id", v->flow_id);
 	json_double(j, "exit_time", (double)((long long)v->exit_ts_ns + tr->mono_to_real_ns) / 1e9,
 		    6);
-	json_str(j, "family", v->family == AF_INET6 ? "ipv6" : "ipv4");
-	inet_ntop(v->family == AF_INET6 ? AF_INET6 : AF_INET, v->saddr, ip, sizeof(ip));
-	json_str(j, "saddr", ip);
-	json_u64(j, "sport", v->sport);
-	inet_ntop(v->family == AF_INET6 ? AF_INET6 : AF_INET, v->daddr, ip, sizeof(ip));
-	json_str(j, "daddr", ip);
-	json_u64(j, "dport", v->dport);
+	json_flow(j, v->family, v->saddr, v->sport, v->daddr, v->dport);
 	json_str(j, "verdict", verdict_word_str(v->word));
 	json_str(j, "exit_reason", reason_str(v->exit_flags, buf, sizeof(buf)));
 	json_u64(j, "exit_cwnd", v->exit_cwnd);
@@ -533,7 +543,6 @@ static double mbit(__u64 bytes_per_s)
 /* The policer record: one object, joined to its exit's by flow_id. */
 static void print_policer_json(struct trace *tr, const struct cubic_policer *p)
 {
-	char ip[INET6_ADDRSTRLEN];
 	struct json *j = tr->j;
 
 	json_obj_open(j, NULL);
@@ -541,13 +550,7 @@ static void print_policer_json(struct trace *tr, const struct cubic_policer *p)
 	json_double(j, "time", (double)((long long)p->ts_ns + tr->mono_to_real_ns) / 1e9, 6);
 	json_str(j, "instance", p->instance);
 	json_u64(j, "flow_id", p->flow_id);
-	json_str(j, "family", p->family == AF_INET6 ? "ipv6" : "ipv4");
-	inet_ntop(p->family == AF_INET6 ? AF_INET6 : AF_INET, p->saddr, ip, sizeof(ip));
-	json_str(j, "saddr", ip);
-	json_u64(j, "sport", p->sport);
-	inet_ntop(p->family == AF_INET6 ? AF_INET6 : AF_INET, p->daddr, ip, sizeof(ip));
-	json_str(j, "daddr", ip);
-	json_u64(j, "dport", p->dport);
+	json_flow(j, p->family, p->saddr, p->sport, p->daddr, p->dport);
 	json_str(j, "kind", pol_kind_str(p->kind));
 	json_bool(j, "jumped", p->jumped);
 	json_bool(j, "unbelieved", p->unbelieved);
