@@ -68,6 +68,7 @@ teardown_file() {
 	cleanup_prefix "${EP}i"
 	cleanup_prefix "${EP}m"
 	cleanup_prefix "${EP}f"
+	for a in 1 2 3; do cleanup_prefix "${EP}f$a"; done
 	cleanup_prefix "${EP}o"
 	cleanup_prefix "${EP}s"
 	cleanup_prefix "${EP}r"
@@ -513,22 +514,40 @@ gap_flow() {
 		'fi' \
 		'exec /usr/bin/python3 "$@"' >"$BATS_TEST_TMPDIR/py"
 	chmod +x "$BATS_TEST_TMPDIR/py"
-	run env EVAL_PYTHON="$BATS_TEST_TMPDIR/py" "$RUN" --scenarios pol100_40 --algos bpf_predict --reps 2 \
-		--duration 2 --prefix "$p" --out "$BATS_TEST_TMPDIR/m" --no-report
-	echo "$output"
-	[ "$status" -eq 0 ]
-	jq -c '{rep, stall_retries, bpf_predict_policer_memory, bpf_predict_target, exit_reason}' "$BATS_TEST_TMPDIR/m/flows.jsonl"
-	# rep 1's first try met the policer first and remembered it; thrown away, forgotten
-	[[ $output == *"pol100_40 bpf_predict rep 1: the stalled try's memory of the path is forgotten (policer)"* ]]
-	[ "$(jq -s '.[0] | .rep == 1 and .stall_retries == 1 and (.bpf_predict_policer_memory // 0) == 0' \
-		"$BATS_TEST_TMPDIR/m/flows.jsonl")" = true ]
-	# rep 2's first try met the memory the kept rep 1 left, and nothing was forgotten for it
-	[[ $output != *"bpf_predict rep 2: the stalled try's memory"* ]]
-	[ "$(jq -s '.[1] | .rep == 2 and .stall_retries == 1 and .bpf_predict_policer_memory > 0' \
-		"$BATS_TEST_TMPDIR/m/flows.jsonl")" = true ]
-	run leftovers "$p"
-	echo "$output"
-	[ -z "$output" ]
+	# Not every first flow leaves a memory: one whose loss's RTT carried a
+	# loaded host's queue leaves none (in CI, beside a qemu guest, rep 1's
+	# first try lost at cwnd 154 and left none; its kept try was a host
+	# stall's delay exit, with no loss to learn from). So up to 3 runs, until
+	# one whose rep 1 first try remembered the policer.
+	for a in 1 2 3; do
+		run env EVAL_PYTHON="$BATS_TEST_TMPDIR/py" "$RUN" --scenarios pol100_40 --algos bpf_predict \
+			--reps 2 --duration 2 --prefix "$p$a" --out "$BATS_TEST_TMPDIR/m$a" --no-report
+		echo "$output"
+		[ "$status" -eq 0 ]
+		m="$BATS_TEST_TMPDIR/m$a/flows.jsonl"
+		jq -c '{rep, stall_retries, bpf_predict_policer_memory, bpf_predict_target, exit_reason,
+			policer: [.bpf_policer_records[] | .actions]}' "$m"
+		out=$output
+		run leftovers "$p$a"
+		echo "$output"
+		[ -z "$output" ]
+		# rep 1's first try met the policer first and remembered it; thrown away, forgotten
+		[[ $out == *"pol100_40 bpf_predict rep 1: the stalled try's memory of the path is forgotten (policer)"* ]] &&
+			break
+	done
+	[[ $out == *"pol100_40 bpf_predict rep 1: the stalled try's memory of the path is forgotten (policer)"* ]]
+	# the try kept met the path afresh
+	[ "$(jq -s '.[0] | .rep == 1 and .stall_retries == 1 and (.bpf_predict_policer_memory // 0) == 0' "$m")" = true ]
+	# when the kept rep 1 left the policer remembered (its policer record
+	# says so; one whose recovery contradicted it forgot it), rep 2's first
+	# try met that memory, and nothing was forgotten for it
+	left=$(jq -s '[.[0].bpf_policer_records[].actions[]] as $a |
+		($a | any(. == "stored" or . == "stored_at_loss")) and ($a | index(["forgot"]) == null)' "$m")
+	echo "rep 1 kept left a memory: $left"
+	if [ "$left" = true ]; then
+		[[ $out != *"bpf_predict rep 2: the stalled try's memory"* ]]
+		[ "$(jq -s '.[1] | .rep == 2 and .stall_retries == 1 and .bpf_predict_policer_memory > 0' "$m")" = true ]
+	fi
 }
 
 @test "eval: --first-flows: every PREDICT flow meets the policer as its first, nothing remembered" {
