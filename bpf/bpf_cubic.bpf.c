@@ -203,6 +203,30 @@ static __always_inline void fill_endpoints(const struct sock_common *c, __u8 *sa
 		instance[i] = instance_name[i];
 }
 
+/*
+ * A record in the events ring: reserved and zeroed, or NULL with the loss
+ * counted (a full ring is counted, not hidden); ring_submit() sends it and
+ * counts it. Every record (exit, verdict, policer) goes through these two.
+ * Always inlined: the ring wants the record's size as a constant.
+ */
+static __always_inline void *ring_reserve(__u64 size)
+{
+	void *e = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!e) {
+		count(CUBIC_CNT_EVENT_DROPS, 1);
+		return NULL;
+	}
+	__builtin_memset(e, 0, size);
+	return e;
+}
+
+static __always_inline void ring_submit(void *e)
+{
+	bpf_ringbuf_submit(e, 0);
+	count(CUBIC_CNT_EVENTS, 1);
+}
+
 #include "verdict.bpf.h"
 #include "record.bpf.h"
 

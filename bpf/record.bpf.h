@@ -52,12 +52,9 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 
 	/* the flow's id, and at an exit the start of its verdict (bpf/verdict.bpf.h) */
 	flow_id = verdict_begin(sk, flags, ts_ns);
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(CUBIC_CNT_EVENT_DROPS, 1);
+	e = ring_reserve(sizeof(*e));
+	if (!e)
 		return;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
 	if (BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited))
 		flags |= CUBIC_EV_CWND_LIMITED;
 	if ((__u64)tp->snd_wnd < (__u64)tp->snd_cwnd * tp->mss_cache)
@@ -75,6 +72,5 @@ static __noinline void emit_exit(struct sock *sk, const struct exit_info *x)
 	rules_fill(sk, x, e);
 	fill_endpoints(c, e->saddr, e->daddr, e->instance);
 
-	bpf_ringbuf_submit(e, 0);
-	count(CUBIC_CNT_EVENTS, 1);
+	ring_submit(e);
 }

@@ -980,12 +980,9 @@ static __noinline void pol_emit(struct sock *sk, struct predict_store *ps, const
 	struct verdict_store *vs = verdict_get(sk, 0);
 	struct cubic_policer *e;
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(CUBIC_CNT_EVENT_DROPS, 1);
+	e = ring_reserve(sizeof(*e));
+	if (!e)
 		return;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
 	e->ts_ns = bpf_ktime_get_ns();
 	e->flow_id = vs ? vs->flow_id : 0;
 	e->loss_rate = n->kept;
@@ -1008,8 +1005,7 @@ static __noinline void pol_emit(struct sock *sk, struct predict_store *ps, const
 	e->sport = c->skc_num;
 	e->dport = bpf_ntohs(c->skc_dport);
 	fill_endpoints(c, e->saddr, e->daddr, e->instance);
-	bpf_ringbuf_submit(e, 0);
-	count(CUBIC_CNT_EVENTS, 1);
+	ring_submit(e);
 }
 
 /* polmem_store(), and what it did for the record */

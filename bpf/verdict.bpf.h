@@ -140,12 +140,9 @@ static __noinline void verdict_emit(struct sock *sk, struct verdict_store *vs)
 #undef CUBIC_X_HIST
 	}
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(CUBIC_CNT_EVENT_DROPS, 1);
+	e = ring_reserve(sizeof(*e));
+	if (!e)
 		return;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
 	e->ts_ns = bpf_ktime_get_ns();
 	e->flow_id = vs->flow_id;
 	e->exit_ts_ns = vs->exit_ts_ns;
@@ -173,8 +170,7 @@ static __noinline void verdict_emit(struct sock *sk, struct verdict_store *vs)
 	e->sport = vs->sport;
 	e->dport = bpf_ntohs(c->skc_dport);
 	fill_endpoints(c, e->saddr, e->daddr, e->instance);
-	bpf_ringbuf_submit(e, 0);
-	count(CUBIC_CNT_EVENTS, 1);
+	ring_submit(e);
 }
 
 /* One ACK while measuring; rate: the sample as the datapath has it. */
