@@ -494,7 +494,8 @@ host_decided() {
 	# beside a qemu guest saw no train before its loss at cwnd 159, and its
 	# recovery's measure was remembered); what is remembered is what its
 	# recovery delivered, at most the loss's rate sample (the bucket's burst
-	# in it) and at least half; trace's policer record of that flow says so.
+	# in it) and at least half (not asked of a flow without an estimate:
+	# its measure alone decided); trace's policer record of that flow says so.
 	# Every flow after it took the memory, but for one that HyStart's delay
 	# test sent out of slow start before PREDICT judged it, below the policed
 	# BDP (67): beside a qemu guest (CI runs the difftest's beside this) one
