@@ -877,6 +877,8 @@ band_flow() {
 	# interleaved: one flow of each per repetition
 	[ "$(jq -r .algorithm "$f" | sort | uniq -c | awk '{print $1, $2}' | tr '\n' ' ')" = "2 bpf_lin0 2 bpf_linux " ]
 	[ "$(jq -r 'select(.algorithm == "bpf_lin0") | "\(.arg) \(.exit_reason)"' "$f" | sort -u)" = "linux loss" ]
+	# each record says what ran: the own row's tunables beside its preset, none for the table's
+	[ "$(jq -r '"\(.algorithm) \(.arg) \(.tunables)"' "$f" | sort -u | tr '\n' ';')" = "bpf_lin0 linux hystart=0;bpf_linux linux null;" ]
 	[ -z "$(jq -r 'select(.algorithm == "bpf_linux" and .exit_reason == "loss") | .rep' "$f")" ]
 	run leftovers "$p"
 	[ -z "$output" ]

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Unit tests of tools/eval/analyze.py's real-path table (issue 20, item 4):
 each flow's class from its scenario's option, and the "no worse than
-HyStart" verdict per class from hand-made flows. Ends with "realpath: N
+HyStart" verdict per class from hand-made flows; and how the report names
+the algorithms a run compared. Ends with "realpath: N
 passed, N failed" (tests/run.sh unit counts that line); exit 1 if any
 failed. Standard library only, no root."""
 import os
@@ -174,7 +175,21 @@ def test_other_counts():
           order == ["1 competing flow", "4 competing flows", "2 competing flows", "jitter"])
 
 
+def test_algos_desc():
+    """An --algo row runs a preset with tunables of its own: the report names
+    them beside the preset, so a variant is not mistaken for the preset (a
+    run's bpf_predict0 was preset predict with predict_straight=0)."""
+    fl = [{"kind": "kernel", "algorithm": "cubic", "arg": "cubic", "tunables": None},
+          {"kind": "bpf", "algorithm": "bpf_predict", "arg": "predict", "tunables": None},
+          {"kind": "bpf", "algorithm": "bpf_predict0", "arg": "predict", "tunables": "predict_straight=0"},
+          {"kind": "bpf", "algorithm": "bpf_predict0", "arg": "predict", "tunables": "predict_straight=0"},
+          {"kind": "bpf", "algorithm": "bpf_old", "arg": "linux"}]
+    check("presets and tunables named",
+          analyze.algos_desc(fl) == "presets `predict` (bpf_predict), `predict` with `predict_straight=0` "
+          "(bpf_predict0), `linux` (bpf_old)")
+
+
 for t in (test_classes, test_verdicts, test_path_cost, test_significance, test_policer_remembered,
-          test_other_counts):
+          test_other_counts, test_algos_desc):
     t()
 done("realpath")

@@ -371,6 +371,7 @@ def flow(a):
     at_t, step_at = rtt_schedule(rtt, a.rtt_step)
     rtt_max = max(rtt, at_t(1e9))
     rec = {"scenario": a.scenario, "algorithm": a.algorithm, "kind": a.kind, "arg": a.arg,
+           "tunables": a.tunables or None,
            "rep": a.rep, "rate_mbit": rate / 1e6, "rtt_ms": r(rtt * 1e3, 2), "jitter": a.jitter or None, "buffer": a.buffer,
            "buffer_pkts": a.buffer_pkts, "bdp_pkts": a.bdp_pkts, "duration_s": a.duration,
            # the scenario's class, and what makes it a stress one
@@ -1880,8 +1881,9 @@ def algos_desc(flows):
     seen = collections.OrderedDict()
     for x in flows:
         if x["kind"] == "bpf":
-            seen.setdefault(x["algorithm"], x["arg"])
-    return "presets " + ", ".join(f"`{arg}` ({aid})" for aid, arg in seen.items()) if seen else "no preset"
+            tun = x.get("tunables")
+            seen.setdefault(x["algorithm"], f"`{x['arg']}`" + (f" with `{tun}`" if tun else ""))
+    return "presets " + ", ".join(f"{arg} ({aid})" for aid, arg in seen.items()) if seen else "no preset"
 
 
 def subset_desc(g):
@@ -2042,6 +2044,8 @@ def main():
         f.add_argument("--" + k.replace("_", "-"), dest=k, type=int, required=True)
     f.add_argument("--cwnd-csv", dest="cwnd_csv")
     f.add_argument("--jitter", dest="jitter", default="")
+    f.add_argument("--tunables", default="",
+                   help="an --algo row's datapath and KEY=VALUE tunables beside its preset (run.sh)")
     f.add_argument("--class", dest="cls", choices=(CLEAN, STRESS), default=None,
                    help="the scenario's class (default: clean unless --jitter, --app or --rtt-step)")
     f.add_argument("--app", default="", help="F:T, an application-limited start (flowgen.py --app)")

@@ -729,7 +729,11 @@ flow_once() {
 		log "the sender failed ($S_ID $aid rep $rep, rc $rc): $(head -c 300 "$f.iperf.err") $(jq -r '.error? // empty' "$f.iperf" 2>/dev/null)"
 	fi
 	: >"$f.cwnd"
+	# an --algo row's datapath and tunables, for the record (beside its preset, arg)
+	local tun
+	tun=$(awk -v id="$aid" '$1 == id { for (i = 4; i <= NF; i++) printf "%s%s", $i, (i < NF ? " " : "") }' <<<"$ALGOS_OWN")
 	"$PY" "$ANALYZE" flow --scenario "$S_ID" --algorithm "$aid" --kind "$kind" --arg "$arg" \
+		${tun:+--tunables "$tun"} \
 		--rep "$rep" --rate "$S_RATE" --rtt "$S_RTT" --buffer "$S_BUF" --class "$S_CLASS" \
 		${S_JIT:+--jitter "$S_JIT"} ${S_APP:+--app "$S_APP"} ${S_STEP:+--rtt-step "$S_STEP"} \
 		${S_REAL:+--real "$S_REAL"} ${TRACE_PHASE:+--trace-phase "$TRACE_PHASE"} --sender "$( [ "$S_GEN" = 1 ] && echo flowgen || echo iperf3 )" \
