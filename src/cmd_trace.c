@@ -226,16 +226,17 @@ static void predict_str(const struct cubic_event *e, char *buf, size_t len)
 	if (!(e->flags & CUBIC_EV_PREDICT_RAN))
 		return;
 	if (!e->predict_target && (e->flags & (CUBIC_EV_PREDICT_BUSY | CUBIC_EV_PREDICT_ROSE))) {
-		char why[128];
+		const char *why = "an earlier flow found this destination busy";
+		char rose[128];
 
-		if (e->flags & CUBIC_EV_PREDICT_BUSY)
-			snprintf(why, sizeof(why), "an earlier flow found this destination busy");
-		else
-			snprintf(why, sizeof(why),
+		if (!(e->flags & CUBIC_EV_PREDICT_BUSY)) {
+			snprintf(rose, sizeof(rose),
 				 "delay_min rose %.2f ms above the handshake's RTT of %.2f ms, "
 				 "others' queue grew",
 				 ms(e->predict_delay_min_us - e->predict_syn_rtt_us),
 				 ms(e->predict_syn_rtt_us));
+			why = rose;
+		}
 		snprintf(buf, len,
 			 " predict: %.1f Mbit/s from round %u's train of %u ACKs x delay_min %.2f ms, "
 			 "set aside: %s (HyStart decided)",
