@@ -69,8 +69,8 @@
 	X(predict_min_train_us, 1000, 50, 1000000, "us",                                           \
 	  "PREDICT: shortest ACK train judged; a round with a shorter one is measured again")      \
 	X(predict_tolerance, 100, 0, 1000, "/1000",                                                \
-	  "PREDICT: the fit's standard error is within this; the fit and the train's mean "       \
-	  "rate agree within it (within twice it: the lower is believed)")                        \
+	  "PREDICT: the fit's standard error is within half of this; the fit and the train's "   \
+	  "mean rate agree within it (within twice it: the lower is believed)")                   \
 	X(predict_margin, 30, 0, 1000, "/1000",                                                    \
 	  "PREDICT: target = rate x delay_min x (1 + margin/1000)")                               \
 	X(predict_rounds, 3, 1, 16, "rounds",                                                      \

@@ -1375,7 +1375,7 @@ def predict_story(g):
            "train whose fit and mean rate disagree by 10-20 % is believed at the lower of the two "
            "(*(lower)* in the table: `predict_disagreed`); one whose fit and mean disagree by more, or "
            "whose slope its points give to "
-           "worse than 10 % (standard error from r^2 and their number: ACKs scattered by jitter), is not "
+           "worse than 5 % (standard error from r^2 and their number: ACKs scattered by jitter), is not "
            "believed; after 3 counted "
            "rounds without an estimate, or when HyStart's own detectors fire first, Linux HyStart decides "
            "(on the flow unpaced again). Preset `predict-jump` (bpf_predictj) adds the jump to half the "
