@@ -52,7 +52,7 @@ UNIT_LIBSRC += src/loadconf.c src/attach_rules.c
 
 .PHONY: FORCE all deps load unload soak test test-quick test-unit test-integration eval eval-quick bench vmlinux clean
 
-all: cubicctl emu $(OUT)/floor.bpf.o $(OUT)/vocab.json
+all: cubicctl emu $(OUT)/floor.bpf.o $(OUT)/vocab.json $(OUT)/replay
 
 -include tools/emu/emu.mk
 emu: $(EMU_BIN)
@@ -179,7 +179,7 @@ test: $(UNIT_TESTS) all $(DEPS_TEST)
 test-quick: $(UNIT_TESTS) all $(DEPS_TEST)
 	$(Q)$(ASIDE) tests/run.sh quick
 
-test-unit: $(UNIT_TESTS) cubicctl
+test-unit: $(UNIT_TESTS) cubicctl $(OUT)/replay
 	$(Q)tests/run.sh unit
 
 test-integration: all $(DEPS_TEST)
@@ -232,6 +232,11 @@ soak: all $(DEPS_TEST)
 
 # the exit rules' cores per ACK, on the host (tools/bench/corebench.c)
 $(OUT)/corebench: tools/bench/corebench.c $(HDRS) | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+# PREDICT's core on a kept tcp_probe trace's ACKs (tools/eval/replay.py)
+$(OUT)/replay: tools/eval/replay.c $(HDRS) | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 

@@ -841,6 +841,16 @@ band_flow() {
 			awk -v r="$rate" 'BEGIN { exit !(r >= 25 && r <= 150) }'
 		fi
 	done <<<"$r1"
+	# replay.py runs PREDICT's core on the same ACKs: a decision for each
+	# flow, and a round it believed read about the bottleneck's rate too
+	for pr in "$BATS_TEST_TMPDIR"/own/probes/*; do
+		run /usr/bin/python3 "$REPO/tools/eval/replay.py" "$pr"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[[ ${lines[0]} == "round "*"believed" ]]
+		[[ ${lines[-1]} == "PREDICT: "* ]]
+		awk 'NR > 1 && $NF == "yes" && !($7 >= 25 && $7 <= 150) { bad = 1 } END { exit bad }' <<<"$output"
+	done
 	run leftovers "$p"
 	[ -z "$output" ]
 }

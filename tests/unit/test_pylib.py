@@ -351,6 +351,16 @@ def rounds_samples(acks, cwnd_at=None):
     return out
 
 
+def write_probe(fn, samples):
+    """A tcp_probe trace of SAMPLES, as the kernel writes it."""
+    with open(fn, "w") as f:
+        for x in samples:
+            f.write("iperf3-1 [000] ..s1. %.6f: tcp_probe: family=AF_INET src=10.0.0.1:40000 "
+                    "dest=10.0.0.2:5201 mark=0x0 data_len=0 snd_nxt=%#x snd_una=%#x snd_cwnd=%d "
+                    "ssthresh=%d snd_wnd=%d srtt=%d rcv_wnd=65535 sock_cookie=1\n"
+                    % (x.t, x.snd_nxt, x.snd_una, x.cwnd, x.ssthresh, x.snd_wnd, x.srtt))
+
+
 def test_rounds():
     import importlib.util
     spec = importlib.util.spec_from_file_location("rounds", os.path.join(REPO, "tools", "eval", "rounds.py"))
@@ -390,12 +400,7 @@ def test_rounds():
     # main prints the mark and takes no ratio from a marked round
     with tempfile.TemporaryDirectory() as d:
         fn = os.path.join(d, "x_cubic_1.probe")
-        with open(fn, "w") as f:
-            for x in rounds_samples(lossy):
-                f.write("iperf3-1 [000] ..s1. %.6f: tcp_probe: family=AF_INET src=10.0.0.1:40000 "
-                        "dest=10.0.0.2:5201 mark=0x0 data_len=0 snd_nxt=%#x snd_una=%#x snd_cwnd=%d "
-                        "ssthresh=%d snd_wnd=%d srtt=%d rcv_wnd=65535 sock_cookie=1\n"
-                        % (x.t, x.snd_nxt, x.snd_una, x.cwnd, x.ssthresh, x.snd_wnd, x.srtt))
+        write_probe(fn, rounds_samples(lossy))
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             rc = rounds.main([fn])
@@ -405,7 +410,72 @@ def test_rounds():
         eq("rounds.py: no ratio from marked rounds", row[10:12], ["-", "-"])
 
 
+def test_replay():
+    """tools/eval/replay.py: PREDICT's core (build/replay) on a trace's ACKs."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("replay", os.path.join(REPO, "tools", "eval", "replay.py"))
+    replay = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(replay)
+
+    def run(fn, *args):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = replay.main([fn] + list(args))
+        return rc, out.getvalue(), err.getvalue()
+
+    # a clean initial window: 10 ACKs 0.2 ms apart (57.92 Mbit/s), srtt 40 ms:
+    # 10 points (the first ACK's is the train's origin), 1.8 ms, on a line;
+    # believed, and the target ceil(7.24e6 B/s x 0.04 s / 1448 x 1.03) = 206
+    clean = [(0.1 + i * 0.0002, i + 1) for i in range(10)] + [(0.2 + i * 0.0001, 11 + i) for i in range(20)]
+    # an initial window of 19 in clumps (the ACK path held them; C test
+    # scattered_train_needs_half_the_tolerance): 8 points at r^2 0.969, a
+    # standard error of 7.3 %: refused at the default tolerance, believed at 200
+    t = [0.1]
+    for g in (1500, 40, 40, 40, 1200, 40, 40, 40, 1800, 40, 40, 40, 300, 40, 1800, 40, 300, 40):
+        t.append(t[-1] + g / 1e6)
+    clumped = rounds_samples([(x, i + 1) for i, x in enumerate(t)] + [(0.2, 20)])
+    clumped = [x._replace(cwnd=19, snd_nxt=1000 + 19 * parse.MSS) for x in clumped[:-1]] + clumped[-1:]
+    with tempfile.TemporaryDirectory() as d:
+        fn = os.path.join(d, "clean.probe")
+        write_probe(fn, rounds_samples(clean))
+        rc, out, err = run(fn, "--rate", "57.92mbit")
+        lines = out.splitlines()
+        eq("replay.py clean: exit 0", (rc, err), (0, ""))
+        eq("replay.py clean: one round judged, then the decision", len(lines), 3)
+        row = lines[1].split()
+        eq("replay.py clean: round 1, 10 points, 1.80 ms", row[:4], ["1", "10", "10", "1.80"])
+        eq("replay.py clean: on a line, believed", (row[4], row[5], row[-1]), ("1.000", "0.0%", "yes"))
+        eq("replay.py clean: at the ACKs' rate", (row[6], row[7]), ("57.9", "1.00"))
+        eq("replay.py clean: the decision", lines[2],
+           "PREDICT: a fill to its target, target 206 packets, from round 1 at 57.9 Mbit/s  1.00 x")
+        fn = os.path.join(d, "clumped.probe")
+        write_probe(fn, clumped)
+        rc, out, err = run(fn)
+        lines = out.splitlines()
+        eq("replay.py clumped: exit 0", (rc, err), (0, ""))
+        row = lines[1].split()
+        eq("replay.py clumped: 8 points at r^2 0.969, 7.3 %, refused", (row[2], row[4], row[5], row[-1]),
+           ("8", "0.969", "7.3%", "no"))
+        eq("replay.py clumped: HyStart decides", lines[-1], "PREDICT: no train believed: Linux HyStart decides")
+        rc, out, err = run(fn, "predict_tolerance=200")
+        eq("replay.py clumped, tolerance 200: believed", (rc, out.splitlines()[1].split()[-1]), (0, "yes"))
+        check("replay.py clumped, tolerance 200: a target", out.splitlines()[-1].startswith("PREDICT: a fill"))
+        # what a user can get wrong: one sentence, exit 2
+        rc, out, err = run(fn, "predict_tolerance=x")
+        eq("replay.py: a bad value: exit 2, one line", (rc, len(err.splitlines()), out), (2, 1, ""))
+        rc, out, err = run(fn, "no_such_key=1")
+        eq("replay.py: a key that is no tunable: exit 2", (rc, len(err.splitlines())), (2, 1))
+        rc, out, err = run(fn, "--rate", "fast")
+        eq("replay.py: a bad --rate: exit 2", (rc, len(err.splitlines())), (2, 1))
+        rc, out, err = run(os.path.join(d, "missing.probe"))
+        eq("replay.py: a missing file: exit 2", (rc, len(err.splitlines())), (2, 1))
+        empty = os.path.join(d, "empty.probe")
+        open(empty, "w").close()
+        rc, out, err = run(empty)
+        eq("replay.py: a trace without a flow: exit 2", (rc, len(err.splitlines())), (2, 1))
+
+
 for t in (test_parse_quantities, test_path, test_iperf_probe_bpftool, test_stats, test_report, test_windows,
-          test_vocab, test_rounds):
+          test_vocab, test_rounds, test_replay):
     t()
 done("pylib")
