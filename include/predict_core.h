@@ -71,7 +71,7 @@
  *         jittered train believed below 0.8 x the rate at the full
  *         tolerance had an error of 6.8-9.9 %). Such a round fails:
  *         HyStart decides instead of an exit below the BDP (docs/RULES.md,
- *         "RTT jitter").
+ *         "The slope known to half the tolerance").
  *     A round the sender did not fill (in flight at its start below 3/4 of
  *     cwnd: application-limited) is not measured and does not count.
  *     A round whose train stayed shorter than `min_train_us` is not yet
