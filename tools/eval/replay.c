@@ -15,9 +15,10 @@
  *        releases, cwnd (packets), packets it acknowledged, packets in
  *        flight after it, the least RTT so far (0: none)
  *
- * Prints one JSON object per judged round ({"round", "cwnd", "points",
- * "train_us", "bytes", "line", "rate", "mean", "covered", "gaps",
- * "believed"}) and a last one, {"decision": "target"|"exit"|"give_up"|
+ * Prints one JSON object per round that ended ({"round", "cwnd", "points",
+ * "train_us", "bytes", "line", "rate", "mean", "covered", "gaps", "status":
+ * "believed", "refused", or "short": too short to judge, not counted) and a
+ * last one, {"decision": "target"|"exit"|"give_up"|
  * "none", "round", "rate", "target"}. The flow recorded was not paced by
  * PREDICT: with predict_pace on (the default) PREDICT judges the first
  * round long enough and no other, so the rounds after it do not matter.
@@ -77,7 +78,7 @@ int main(int argc, char **argv)
 	};
 	struct predict_state s;
 	struct predict_verdict v;
-	__u32 mss = 1448, judged = 0, f[7];
+	__u32 mss = 1448, judged = 0, shorts = 0, f[7];
 	const char *decision = "none";
 	char line[256];
 	int i, lineno = 0;
@@ -98,6 +99,7 @@ int main(int argc, char **argv)
 	predict_reset(&s);
 	while (fgets(line, sizeof(line), stdin)) {
 		struct predict_ack a;
+		__u32 round = s.rounds; /* the round this ACK may end */
 		__u8 act;
 
 		lineno++;
@@ -109,16 +111,22 @@ int main(int argc, char **argv)
 		a = (struct predict_ack){ .now_us = f[0], .snd_una = f[1], .snd_nxt = f[2], .cwnd = f[3],
 					  .acked = f[4], .inflight = f[5], .mss = mss, .delay_min = f[6] };
 		act = predict_on_ack(&s, &p, &a, &v);
-		/* a round was judged on this ACK when the failures grew or an estimate came */
-		if (act == PREDICT_ACT_TARGET || act == PREDICT_ACT_EXIT || s.failed > judged) {
+		/*
+		 * A round ended on this ACK: believed (an estimate came), refused
+		 * (the failures grew) or too short to judge (it does not count)
+		 */
+		if (act == PREDICT_ACT_TARGET || act == PREDICT_ACT_EXIT || s.failed > judged ||
+		    s.short_rounds > shorts) {
+			const char *status = s.failed > judged ? "refused" : s.short_rounds > shorts ? "short" : "believed";
+
 			judged = s.failed;
+			shorts = s.short_rounds;
 			printf("{\"round\": %u, \"cwnd\": %u, \"points\": %u, \"train_us\": %u, \"bytes\": %u, "
 			       "\"line\": %u, \"rate\": %llu, \"mean\": %llu, \"covered\": %u, \"gaps\": %u, "
-			       "\"believed\": %s}\n",
-			       s.rounds - (s.phase == PREDICT_PH_MEASURE), a.cwnd, s.v.train_acks, s.v.train_us,
-			       s.v.train_bytes, s.v.line, (unsigned long long)s.v.rate,
-			       (unsigned long long)s.v.mean_rate, s.v.covered, s.v.gaps,
-			       act == PREDICT_ACT_TARGET || act == PREDICT_ACT_EXIT ? "true" : "false");
+			       "\"status\": \"%s\"}\n",
+			       round, a.cwnd, s.v.train_acks, s.v.train_us, s.v.train_bytes, s.v.line,
+			       (unsigned long long)s.v.rate, (unsigned long long)s.v.mean_rate, s.v.covered,
+			       s.v.gaps, status);
 		}
 		if (act == PREDICT_ACT_TARGET || act == PREDICT_ACT_EXIT || act == PREDICT_ACT_GIVE_UP) {
 			decision = act == PREDICT_ACT_TARGET ? "target" : act == PREDICT_ACT_EXIT ? "exit" : "give_up";

@@ -11,9 +11,10 @@ core (include/predict_core.h, the source the BPF program runs) on them with
 the tunables given (KEY=VALUE: predict_skip, predict_min_train_us,
 predict_tolerance, predict_margin, predict_rounds, predict_pace,
 predict_jump, hystart_ack_delta_us; defaults as cubicctl's). It prints one
-line per round PREDICT judged (its train's points, length, r^2, the slope's
-relative standard error, the fit's and the mean's rates, and whether it was
-believed) and PREDICT's decision. --rate (e.g. 100mbit) adds each rate as a
+line per round (its train's points, length, r^2, the slope's relative
+standard error, the fit's and the mean's rates, and whether it was believed:
+yes, no, or "short", too short to judge, which does not count) and PREDICT's
+decision. --rate (e.g. 100mbit) adds each rate as a
 multiple of it; --replay BIN runs another build of the program (replay.c
 compiled against another include/predict_core.h: an older rule, side by side).
 
@@ -134,7 +135,7 @@ def main(argv):
         print("%-5d %5d %6d %8.2f %6.3f %6s %12s %12s %6.0f%%  %s" % (
             r["round"], r["cwnd"], r["points"], r["train_us"] / 1e3, r["line"] / 1e3,
             "%5.1f%%" % se if se is not None else "-", "%.1f%s" % (r["rate"] * 8 / 1e6, rel(r["rate"])),
-            "%.1f%s" % (r["mean"] * 8 / 1e6, rel(r["mean"])), r["covered"] / 10, "yes" if r["believed"] else "no"))
+            "%.1f%s" % (r["mean"] * 8 / 1e6, rel(r["mean"])), r["covered"] / 10, {"believed": "yes", "refused": "no"}.get(r["status"], "short")))
     d = recs[-1]
     if d["decision"] in ("target", "exit"):
         print("PREDICT: %s, target %d packets, from round %d at %.1f Mbit/s%s" % (
