@@ -219,4 +219,30 @@ rr, calls = reruns((rtt_ref, rtt_cand), (rtt_ref, rtt_cand), (ca_ref, ca_cand))
 check("settle: the race again with the RTTs equal is a DIFF on the host",
       dt.settle(rtt_ref, rtt_cand, SC, rr, False)[0] == "diff")
 
+# initcwnd_route (a CI-like run, the difftest beside the other suites): the
+# kernel's cubic left slow start by HyStart at step 33 (cwnd 72), exact an
+# ACK later, in all four runs; their pacing rates at cwnd 72 the step before
+# were 0.1 % apart (srtt apart, which HyStart's tests read). Undecided on the
+# host, a DIFF in the guest; with the RTTs equal it stays a HyStart race the
+# host decides (a DIFF when every re-run repeats it)
+hs_pre = [step("ack 31", 71, INF, 15, [[100, 2, 1]], unacked=71, pacing_rate=2440339),
+          step("ack 32", 72, INF, 16, [[102, 2, 1]], unacked=72, pacing_rate=2444847)]
+hs_ref = hs_pre + [step("ack 33", 72, 72, 16, [[104, 1, 1]], unacked=72, pacing_rate=1450062)]
+hs_cand = [hs_pre[0], dict(hs_pre[1], pacing_rate=2447361),
+           step("ack 33", 73, INF, 16, [[104, 2, 1]], unacked=73, pacing_rate=2452890)]
+check("initcwnd_route: the first difference is the exit", first(hs_ref, hs_cand) == 2)
+check("a HyStart exit in one run only, the runs' RTTs apart",
+      dt.timing_race(hs_ref, hs_cand, 2, SC) == dt.HYSTART_RTT_RACE)
+rr, calls = reruns((hs_ref, hs_cand), (hs_ref, hs_cand), (hs_ref, hs_cand))
+check("settle: that race in every re-run is undecided on the host",
+      dt.settle(hs_ref, hs_cand, SC, rr, False)[0] == "undecided")
+rr, calls = reruns((hs_ref, hs_cand), (hs_ref, hs_cand), (hs_ref, hs_cand))
+check("settle: ... and a DIFF in the guest", dt.settle(hs_ref, hs_cand, SC, rr, True)[0] == "diff")
+hs_eq = [hs_pre[0], hs_pre[1], hs_cand[2]]
+check("a HyStart exit in one run only, the RTTs equal",
+      dt.timing_race(hs_ref, hs_eq, 2, SC) == "a HyStart exit in one run only")
+rr, calls = reruns((hs_ref, hs_eq), (hs_ref, hs_eq), (hs_ref, hs_eq))
+check("settle: that race in every re-run is a DIFF on the host",
+      dt.settle(hs_ref, hs_eq, SC, rr, False)[0] == "diff")
+
 done("dtraces")
