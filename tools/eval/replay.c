@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	__u32 mss = 1448, judged = 0, shorts = 0, f[7];
 	const char *decision = "none";
 	char line[256];
-	int i, lineno = 0;
+	int i, lineno = 0, believed;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--mss") && i + 1 < argc) {
@@ -133,7 +133,9 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	/* an estimate only with a target: otherwise s.v is the last train refused */
+	believed = !strcmp(decision, "target") || !strcmp(decision, "exit");
 	printf("{\"decision\": \"%s\", \"round\": %u, \"rate\": %llu, \"target\": %u}\n", decision,
-	       s.v.round, (unsigned long long)(strcmp(decision, "give_up") ? s.v.rate : 0), s.v.target);
+	       believed ? s.v.round : 0, (unsigned long long)(believed ? s.v.rate : 0), believed ? s.v.target : 0);
 	return 0;
 }
