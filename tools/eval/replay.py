@@ -35,7 +35,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-from cubictools.parse import MSS, read_probe  # noqa: E402
+from cubictools.parse import MSS, bulk_start, read_probe  # noqa: E402
 
 INFINITE = 0x7FFFFFFF
 UNITS = {"kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
@@ -56,7 +56,7 @@ def parse_rate(text):
 
 def ack_lines(samples):
     """replay's input lines for the slow start of one socket's samples, or []."""
-    k = next((i for i, x in enumerate(samples) if ((x.snd_nxt - x.snd_una) & 0xFFFFFFFF) >= 5 * MSS), None)
+    k = bulk_start(samples)
     if k is None:
         return []
     out = []

@@ -25,7 +25,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from cubictools.parse import MSS, read_probe  # noqa: E402
+from cubictools.parse import MSS, bulk_start, read_probe  # noqa: E402
 
 ROUNDS = ((0, 10), (10, 30), (30, 70))  # packets from the bulk data's start
 
@@ -39,7 +39,7 @@ def flow_samples(path):
 def round_rates(s):
     """[(Mbit/s, span s, ACKs, lost) or None] per round of ROUNDS; lost: the
     round, or one before it, lost a packet."""
-    k = next((i for i, x in enumerate(s) if ((x.snd_nxt - x.snd_una) & 0xFFFFFFFF) >= 5 * MSS), None)
+    k = bulk_start(s)
     if k is None:
         return [None] * len(ROUNDS)
     d0 = s[k].snd_una

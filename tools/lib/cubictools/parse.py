@@ -202,6 +202,13 @@ def mark_delta(marks, t_from, t_to):
     return (after[0] if after else marks[-1][1]) - (before[-1] if before else marks[0][1])
 
 
+def bulk_start(samples):
+    """The index of the first tcp_probe sample that finds 5 packets or more in
+    flight: a flow's bulk data starts there (before it: iperf3's cookie and
+    control bytes), or None."""
+    return next((i for i, x in enumerate(samples) if ((x.snd_nxt - x.snd_una) & 0xFFFFFFFF) >= 5 * MSS), None)
+
+
 def read_probe(path, port=None):
     """tcp_probe samples of the sockets sending towards PORT (None: every
     socket in the trace): sport -> list."""
