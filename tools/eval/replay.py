@@ -35,23 +35,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
-from cubictools.parse import MSS, bulk_start, read_probe  # noqa: E402
+from cubictools.parse import MSS, bulk_start, parse_rate, read_probe  # noqa: E402
 
 INFINITE = 0x7FFFFFFF
-UNITS = {"kbit": 1e3, "mbit": 1e6, "gbit": 1e9}
-
-
-def parse_rate(text):
-    """Bytes/s of a rate such as 100mbit, or None."""
-    t = text.lower()
-    for u, m in UNITS.items():
-        if t.endswith(u):
-            try:
-                v = float(t[:-len(u)])
-            except ValueError:
-                return None
-            return v * m / 8 if v > 0 else None
-    return None
 
 
 def ack_lines(samples):
@@ -92,8 +78,11 @@ def main(argv):
             return 0
         if argv[i] in ("--rate", "--replay") and i + 1 < len(argv):
             if argv[i] == "--rate":
-                rate = parse_rate(argv[i + 1])
-                if rate is None:
+                try:
+                    rate = parse_rate(argv[i + 1]) / 8  # bytes/s
+                except ValueError:
+                    rate = 0
+                if not rate:
                     print("replay.py: --rate wants a rate such as 100mbit, not '%s'" % argv[i + 1], file=sys.stderr)
                     return 2
             else:
